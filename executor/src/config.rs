@@ -1,0 +1,33 @@
+//! Limits and options of the executor.
+
+use std::time::Duration;
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Wall-clock limit of one run (default 2 s).
+    pub time_limit: Duration,
+    /// Bytes a run may allocate beyond what the interpreter held before it
+    /// (default 512 MiB): past it, MemoryError; past twice it, diverged.
+    pub memory_limit: usize,
+    /// Python frames before RecursionError (default 1000, as CPython).
+    pub recursion_limit: usize,
+    /// Bytes of stdout kept per run (default 1 MiB); the rest is cut and flagged.
+    pub stdout_limit: usize,
+    /// Native modules a program may import.
+    pub allowed_modules: Vec<String>,
+    /// Exposes `__stagecheck_panic__()` to programs (tests of crash handling only).
+    pub debug_panic: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            time_limit: Duration::from_secs(2),
+            memory_limit: 512 << 20,
+            recursion_limit: 1000,
+            stdout_limit: 1 << 20,
+            allowed_modules: crate::sandbox::DEFAULT_ALLOWED.iter().map(|s| s.to_string()).collect(),
+            debug_panic: false,
+        }
+    }
+}

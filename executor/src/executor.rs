@@ -1,0 +1,152 @@
+//! One interpreter, reused for many runs, each in a fresh scope.
+
+use crate::alloc::Budget;
+use crate::config::Config;
+use crate::outcome::{Frame, Outcome, Terminal};
+use crate::render::{str_of, Renderer};
+use crate::sandbox::{self, Snapshot};
+use crate::watchdog::{LimitPanic, Watchdog};
+use crate::{capture, panics};
+use rustpython_vm::{
+    builtins::PyBaseExceptionRef, compiler::Mode, AsObject, Interpreter, VirtualMachine,
+};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::AtomicU8;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A program the VM could not compile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+/// Runs programs on one sandboxed RustPython interpreter. Not `Send`: create
+/// it on the thread that uses it (see [`crate::Worker`]), which needs a large
+/// stack (RustPython recurses deeply; [`crate::worker::STACK_SIZE`]).
+pub struct Executor {
+    config: Config,
+    interp: Interpreter,
+    snapshot: Snapshot,
+    watchdog: Watchdog,
+    memory_flag: Arc<AtomicU8>,
+    runs: u64,
+}
+
+impl Executor {
+    pub fn new(config: Config) -> Executor {
+        panics::install_hook();
+        let memory_flag = Arc::new(AtomicU8::new(0));
+        let (interp, sender, snapshot) =
+            sandbox::build(&config.allowed_modules, config.recursion_limit, config.debug_panic);
+        let watchdog = Watchdog::new(sender, memory_flag.clone(), config.memory_limit);
+        Executor { config, interp, snapshot, watchdog, memory_flag, runs: 0 }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Compiles and runs `source` (named `path` in tracebacks) in a fresh scope.
+    pub fn run(&mut self, source: &str, path: &str) -> Result<Outcome, SyntaxError> {
+        let code = self.interp.enter(|vm| {
+            crate::guards::install(vm);
+            vm.compile(source, Mode::Exec, path.to_owned()).map_err(|e| {
+                let (line, column) = e.python_location();
+                SyntaxError { line: line.max(1) as u32, column: column.max(1) as u32, message: e.to_string() }
+            })
+        })?;
+        self.runs += 1;
+        let started = Instant::now();
+        capture::start(self.config.stdout_limit);
+        let budget = Budget::start(self.config.memory_limit, &self.memory_flag);
+        self.watchdog.arm(self.config.time_limit);
+        let guard = panics::RunGuard::enter();
+        let interp = &self.interp;
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            interp.enter(|vm| {
+                let scope = vm.new_scope_with_builtins();
+                let _ = scope.globals.set_item("__name__", vm.ctx.new_str("__main__").into(), vm);
+                let initial = scope.globals.keys_vec();
+                let result = vm.run_code_obj(code, scope.clone());
+                (result, scope, initial)
+            })
+        }));
+        self.watchdog.disarm();
+        drop(guard);
+        let micros = started.elapsed().as_micros() as u64;
+        let (terminal, globals) = match result {
+            Ok((result, scope, initial)) => self.interp.enter(|vm| {
+                let terminal = match result {
+                    Ok(_) => Terminal::Completed,
+                    Err(exc) => raised(vm, &exc, path),
+                };
+                let mut renderer = Renderer::new(vm);
+                let globals = scope
+                    .globals
+                    .items_vec()
+                    .into_iter()
+                    .filter(|(k, _)| !initial.iter().any(|i| i.is(k)))
+                    .map(|(k, v)| (str_of(&k), renderer.render(&v)))
+                    .collect();
+                scope.globals.clear();
+                self.snapshot.restore(vm);
+                (terminal, globals)
+            }),
+            Err(payload) => {
+                let terminal = match payload.downcast_ref::<LimitPanic>() {
+                    Some(LimitPanic(limit)) => Terminal::Diverged { limit: *limit },
+                    None => Terminal::Crashed { message: panics::last_message(&*payload) },
+                };
+                self.replace_interpreter();
+                (terminal, Vec::new())
+            }
+        };
+        drop(budget);
+        let (stdout, stdout_truncated) = capture::take();
+        Ok(Outcome { terminal, stdout, stdout_truncated, globals, micros })
+    }
+
+    /// A panic unwound through the VM: its state is no longer trusted.
+    fn replace_interpreter(&mut self) {
+        let fresh = Executor::new(self.config.clone());
+        let old = std::mem::replace(self, fresh);
+        self.runs = old.runs;
+        // Dropping a VM abandoned mid-frame may itself panic; leak it then.
+        if catch_unwind(AssertUnwindSafe(move || drop(old))).is_err() {
+            eprintln!("stagecheck: an interrupted interpreter could not be dropped");
+        }
+    }
+}
+
+/// The terminal state of a run that raised.
+fn raised(vm: &VirtualMachine, exc: &PyBaseExceptionRef, path: &str) -> Terminal {
+    let exc_type = exc.class().name().to_string();
+    let message = exc.as_object().str(vm).map(|s| s.to_string_lossy().into_owned());
+    let mut traceback = Vec::new();
+    let mut tb = exc.__traceback__();
+    while let Some(t) = tb {
+        let code = &t.frame.code;
+        traceback.push(Frame {
+            file: code.source_path().to_string(),
+            line: t.lineno.get() as u32,
+            function: code.obj_name.to_string(),
+        });
+        tb = t.next.lock().clone();
+    }
+    if traceback.len() > 64 {
+        // Keep the outermost and innermost frames of deep recursions.
+        let tail = traceback.split_off(traceback.len() - 32);
+        traceback.truncate(32);
+        traceback.extend(tail);
+    }
+    let line = traceback.iter().rev().find(|f| f.file == path).map(|f| f.line);
+    Terminal::Raised {
+        exc_type,
+        message: message.unwrap_or_else(|_| "<unprintable message>".into()),
+        line,
+        traceback,
+    }
+}

@@ -1,0 +1,29 @@
+//! stagecheck's executor: runs Python programs in embedded, sandboxed
+//! RustPython and reports what they did as a comparable [`Outcome`].
+//!
+//! - [`Executor`]: one interpreter, reused; every run in a fresh scope, with
+//!   its stdout captured and its globals rendered ([`Value`]).
+//! - [`Worker`]: an executor on its own big-stack thread, robust to runs stuck
+//!   in native code.
+//! - Limits: wall clock ([`watchdog`]), memory ([`alloc`], [`guards`]),
+//!   recursion (RustPython's own RecursionError).
+//! - [`sandbox`]: what a program can import and reach.
+
+pub mod alloc;
+mod capture;
+pub mod config;
+pub mod executor;
+pub mod guards;
+pub mod outcome;
+mod panics;
+pub mod render;
+pub mod sandbox;
+pub mod value;
+pub mod watchdog;
+pub mod worker;
+
+pub use config::Config;
+pub use executor::{Executor, SyntaxError};
+pub use outcome::{Frame, Limit, Outcome, Terminal};
+pub use value::Value;
+pub use worker::Worker;

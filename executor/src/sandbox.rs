@@ -1,0 +1,215 @@
+//! The sandbox: what a program can reach.
+//!
+//! The interpreter is built without RustPython's `host_env` feature, so the
+//! `os`, `posix`, `_signal`, `_ctypes` modules and the file-backed `_io.FileIO`
+//! do not exist in the binary at all. On top of that:
+//! - `__import__` is replaced by [`_stagecheck_sandbox::__import__`], which
+//!   imports only the allow-listed native modules (`math`, later the
+//!   `stagecheck` runtime) and refuses everything else with an ImportError;
+//!   there is no import from disk and no other importer to fall back on;
+//! - `open`, `input`, `breakpoint`, `help`, `exit`, `quit` and the licence
+//!   helpers are removed from builtins (NameError);
+//! - `sys.stdout`/`sys.stderr` are the per-run capture ([`crate::capture`]);
+//! - string hashing is seeded with 0, so set iteration order is deterministic.
+//!
+//! `sys` and `_imp` cannot be imported, but RustPython's frozen bootstrap
+//! modules hold them in their globals, and a `__subclasses__()` walk reaches
+//! those (`BuiltinImporter.find_spec.__func__.__globals__['sys']`). So the
+//! functions of theirs that change the interpreter or load modules
+//! ([`REFUSED_SYS`], [`REFUSED_IMP`]) are replaced by one that raises
+//! RuntimeError — a raised recursion limit would let a program overflow the
+//! native stack and kill the harness — and `sys`'s dict is restored after
+//! every run like builtins'. The tests in `executor/tests/sandbox.rs` try
+//! these walks.
+
+use crate::capture;
+use rustpython_vm::{
+    builtins::PyDictRef, signal::UserSignalSender, AsObject, Interpreter, PyObjectRef,
+    PyResult, Settings, VirtualMachine,
+};
+use std::cell::RefCell;
+
+/// Native modules a program may import.
+pub const DEFAULT_ALLOWED: &[&str] = &["math"];
+
+/// Builtins a program does not get.
+const REMOVED_BUILTINS: &[&str] =
+    &["open", "input", "breakpoint", "help", "exit", "quit", "copyright", "credits", "license"];
+
+/// Functions of `sys` a program reaching it must not call.
+pub const REFUSED_SYS: &[&str] = &[
+    "setrecursionlimit", "settrace", "setprofile", "set_int_max_str_digits",
+    "setswitchinterval", "addaudithook", "call_tracing", "_settraceallthreads",
+    "_setprofileallthreads", "activate_stack_trampoline", "remote_exec",
+];
+/// Functions of `_imp` that would load modules past the import allow-list.
+pub const REFUSED_IMP: &[&str] =
+    &["create_builtin", "exec_builtin", "create_dynamic", "exec_dynamic", "init_frozen", "get_frozen_object"];
+
+thread_local! {
+    static ALLOWED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The builtins and modules as the sandbox leaves them, restored after every run.
+pub struct Snapshot {
+    builtins: Vec<(PyObjectRef, PyObjectRef)>,
+    sys: Vec<(PyObjectRef, PyObjectRef)>,
+    modules: Vec<PyObjectRef>,
+}
+
+/// Builds a sandboxed interpreter and the sender its watchdog interrupts it through.
+pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool)
+    -> (Interpreter, UserSignalSender, Snapshot)
+{
+    ALLOWED.with(|a| *a.borrow_mut() = allowed.to_vec());
+    let mut settings = Settings::default();
+    settings.hash_seed = Some(0);
+    settings.install_signal_handlers = false;
+    settings.import_site = false;
+    settings.isolated = true;
+    let (tx, rx) = rustpython_vm::signal::user_signal_channel();
+    let builder = Interpreter::builder(settings);
+    let mut defs: Vec<_> = rustpython_stdlib::stdlib_module_defs(&builder.ctx)
+        .into_iter()
+        .filter(|d| allowed.iter().any(|a| a == d.name.as_str()))
+        .collect();
+    defs.push(capture::_stagecheck_io::module_def(&builder.ctx));
+    defs.push(_stagecheck_sandbox::module_def(&builder.ctx));
+    let interp = builder
+        .add_native_modules(&defs)
+        .init_hook(move |vm| vm.set_user_signal_channel(rx))
+        .build();
+    let snapshot = interp.enter(|vm| {
+        confine(vm, recursion_limit, debug_panic).expect("sandbox setup cannot fail");
+        Snapshot::take(vm)
+    });
+    (interp, tx, snapshot)
+}
+
+fn confine(vm: &VirtualMachine, recursion_limit: usize, debug_panic: bool) -> PyResult<()> {
+    crate::guards::install(vm);
+    let io = rustpython_vm::import::import_builtin(vm, "_stagecheck_io")?;
+    for name in ["stdout", "stderr", "__stdout__", "__stderr__"] {
+        vm.sys_module.set_attr(name, io.clone(), vm)?;
+    }
+    vm.sys_module.set_attr("stdin", vm.ctx.none(), vm)?;
+    let sandbox = rustpython_vm::import::import_builtin(vm, "_stagecheck_sandbox")?;
+    let refused = sandbox.get_attr("refused", vm)?;
+    let imp = rustpython_vm::import::import_builtin(vm, "_imp")?;
+    for (module, names) in [(vm.sys_module.clone().into(), REFUSED_SYS), (imp, REFUSED_IMP)] {
+        let module: PyObjectRef = module;
+        for name in names {
+            if module.get_attr(*name, vm).is_ok() {
+                module.set_attr(*name, refused.clone(), vm)?;
+            }
+        }
+    }
+    let builtins = builtins_dict(vm);
+    for name in REMOVED_BUILTINS {
+        let _ = builtins.del_item(*name, vm);
+    }
+    builtins.set_item("__import__", sandbox.get_attr("__import__", vm)?, vm)?;
+    if debug_panic {
+        builtins.set_item("__stagecheck_panic__", sandbox.get_attr("panic", vm)?, vm)?;
+    }
+    let modules = vm.sys_module.get_attr("modules", vm)?;
+    for name in ["_stagecheck_io", "_stagecheck_sandbox"] {
+        let _ = modules.del_item(name, vm);
+    }
+    vm.recursion_limit.set(recursion_limit);
+    Ok(())
+}
+
+fn builtins_dict(vm: &VirtualMachine) -> PyDictRef {
+    vm.builtins.dict()
+}
+
+impl Snapshot {
+    fn take(vm: &VirtualMachine) -> Snapshot {
+        let builtins = builtins_dict(vm).items_vec();
+        let sys = vm.sys_module.dict().items_vec();
+        let modules = vm
+            .sys_module
+            .get_attr("modules", vm)
+            .ok()
+            .and_then(|m| m.downcast::<rustpython_vm::builtins::PyDict>().ok())
+            .map(|d| d.keys_vec())
+            .unwrap_or_default();
+        Snapshot { builtins, sys, modules }
+    }
+
+    /// Undoes what a run did to state shared between runs: builtins and `sys`
+    /// attributes it rebound or deleted, and modules it imported (re-imported
+    /// fresh next time).
+    pub fn restore(&self, vm: &VirtualMachine) {
+        for (dict, items) in [(builtins_dict(vm), &self.builtins), (vm.sys_module.dict(), &self.sys)] {
+            dict.clear();
+            for (k, v) in items {
+                let _ = dict.set_item(&**k, v.clone(), vm);
+            }
+        }
+        if let Some(modules) = vm
+            .sys_module
+            .get_attr("modules", vm)
+            .ok()
+            .and_then(|m| m.downcast::<rustpython_vm::builtins::PyDict>().ok())
+        {
+            for key in modules.keys_vec() {
+                if !self.modules.iter().any(|k| k.is(&key)) {
+                    let _ = modules.del_item(&*key, vm);
+                }
+            }
+        }
+    }
+}
+
+#[rustpython_vm::pymodule]
+pub(crate) mod _stagecheck_sandbox {
+    use rustpython_vm::{
+        builtins::PyStrRef, function::OptionalArg, PyObjectRef, PyResult, VirtualMachine,
+    };
+
+    /// The only importer: allow-listed native modules, nothing else.
+    #[pyfunction]
+    fn __import__(
+        name: PyStrRef,
+        _globals: OptionalArg<PyObjectRef>,
+        _locals: OptionalArg<PyObjectRef>,
+        _fromlist: OptionalArg<PyObjectRef>,
+        level: OptionalArg<i64>,
+        vm: &VirtualMachine,
+    ) -> PyResult {
+        let name_str = name.to_string_lossy();
+        let allowed = super::ALLOWED.with(|a| a.borrow().iter().any(|m| *m == *name_str));
+        if level.unwrap_or(0) != 0 {
+            return Err(vm.new_import_error(
+                "stagecheck sandbox: relative imports are not allowed",
+                name,
+            ));
+        }
+        if !allowed {
+            let list = super::ALLOWED.with(|a| a.borrow().join(", "));
+            return Err(vm.new_import_error(
+                format!("stagecheck sandbox: import of '{name_str}' is not allowed (allowed: {list})"),
+                name,
+            ));
+        }
+        rustpython_vm::import::import_builtin(vm, &name_str)
+    }
+
+    /// Stands in for the `sys` and `_imp` functions a program must not call.
+    #[pyfunction]
+    fn refused(_args: rustpython_vm::function::FuncArgs, vm: &VirtualMachine) -> PyResult {
+        // RuntimeError, not PermissionError: an OSError subclass built through
+        // `new_exception_msg` lacks its OSError payload and segfaults RustPython 0.5.
+        Err(vm.new_runtime_error("stagecheck sandbox: this function of sys/_imp is not allowed"))
+    }
+
+    /// Panics inside the VM; exposed to programs only with `debug_panic`, to
+    /// test that the harness survives and reports a crash.
+    #[pyfunction]
+    fn panic(message: OptionalArg<PyStrRef>) {
+        let m = message.map(|m| m.to_string_lossy().into_owned());
+        panic!("{}", m.unwrap_or_else(|| "provoked VM panic".into()));
+    }
+}

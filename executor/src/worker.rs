@@ -1,0 +1,76 @@
+//! A worker: a thread with a stack large enough for RustPython, owning one
+//! [`Executor`], fed programs over a channel. It is `Send`, so a fuzz loop can
+//! hold one per job. If a run outlives its time limit by [`GRACE`] the VM is
+//! stuck in native code (`sum(range(10**12))` never reaches a bytecode
+//! boundary): the worker abandons that thread and starts a fresh one.
+
+use crate::config::Config;
+use crate::executor::{Executor, SyntaxError};
+use crate::outcome::{Limit, Outcome, Terminal};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+/// Stack of a worker thread: RustPython uses several KiB of native stack per
+/// Python frame, and a recursion limit of 1000 must end as RecursionError.
+pub const STACK_SIZE: usize = 256 << 20;
+/// How long past its time limit a run may take before its thread is abandoned.
+pub const GRACE: Duration = Duration::from_secs(2);
+
+type Reply = Result<Outcome, SyntaxError>;
+struct Job {
+    source: String,
+    path: String,
+    reply: mpsc::Sender<Reply>,
+}
+
+pub struct Worker {
+    config: Config,
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Worker {
+    pub fn new(config: Config) -> Worker {
+        let jobs = spawn(config.clone());
+        Worker { config, jobs }
+    }
+
+    /// Runs one program; see [`Executor::run`].
+    pub fn run(&mut self, source: &str, path: &str) -> Result<Outcome, SyntaxError> {
+        let (reply, answer) = mpsc::channel();
+        let job = Job { source: source.to_owned(), path: path.to_owned(), reply };
+        if self.jobs.send(job).is_err() {
+            self.jobs = spawn(self.config.clone());
+            return self.run(source, path);
+        }
+        match answer.recv_timeout(self.config.time_limit + GRACE) {
+            Ok(reply) => reply,
+            Err(_) => {
+                // Stuck in native code, or the thread died: start over.
+                self.jobs = spawn(self.config.clone());
+                Ok(Outcome {
+                    terminal: Terminal::Diverged { limit: Limit::TimeInNative },
+                    stdout: String::new(),
+                    stdout_truncated: false,
+                    globals: Vec::new(),
+                    micros: (self.config.time_limit + GRACE).as_micros() as u64,
+                })
+            }
+        }
+    }
+}
+
+fn spawn(config: Config) -> mpsc::Sender<Job> {
+    let (tx, rx) = mpsc::channel::<Job>();
+    thread::Builder::new()
+        .name("stagecheck-worker".into())
+        .stack_size(STACK_SIZE)
+        .spawn(move || {
+            let mut executor = Executor::new(config);
+            for job in rx {
+                let _ = job.reply.send(executor.run(&job.source, &job.path));
+            }
+        })
+        .expect("spawn worker thread");
+    tx
+}

@@ -1,0 +1,64 @@
+//! Runs on a reused interpreter see nothing of earlier runs.
+
+use stagecheck_executor::{Config, Terminal, Value, Worker};
+
+fn global<'a>(out: &'a stagecheck_executor::Outcome, name: &str) -> Option<&'a Value> {
+    out.globals.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+#[test]
+fn globals_and_stdout_do_not_leak_between_runs() {
+    let mut w = Worker::new(Config::default());
+    let a = w.run("secret = 41\nprint('first run')", "<a>").unwrap();
+    assert_eq!(a.stdout, "first run\n");
+    let b = w.run("print(secret)", "<b>").unwrap();
+    assert_eq!(b.stdout, "");
+    match b.terminal {
+        Terminal::Raised { exc_type, message, line, .. } => {
+            assert_eq!(exc_type, "NameError");
+            assert_eq!(message, "name 'secret' is not defined");
+            assert_eq!(line, Some(1));
+        }
+        other => panic!("{other}"),
+    }
+    assert!(b.globals.is_empty());
+}
+
+#[test]
+fn rebound_builtins_are_restored() {
+    let mut w = Worker::new(Config::default());
+    w.run("__builtins__.len = lambda x: 42\n__builtins__.print = None\ndel __builtins__.abs", "<a>").unwrap();
+    let b = w.run("n = len([1, 2])\nm = abs(-3)\nprint(n, m)", "<b>").unwrap();
+    assert_eq!(b.terminal, Terminal::Completed);
+    assert_eq!(b.stdout, "2 3\n");
+}
+
+#[test]
+fn module_state_is_fresh_per_run() {
+    let mut w = Worker::new(Config::default());
+    w.run("import math\nmath.pi = 3\nmath.extra = 1", "<a>").unwrap();
+    let b = w.run("import math\np = math.pi\nhas = hasattr(math, 'extra')", "<b>").unwrap();
+    assert_eq!(global(&b, "p"), Some(&Value::Float(std::f64::consts::PI.to_bits())));
+    assert_eq!(global(&b, "has"), Some(&Value::Bool(false)));
+}
+
+#[test]
+fn a_diverged_run_leaves_nothing_behind() {
+    let mut w = Worker::new(Config { time_limit: std::time::Duration::from_millis(200), ..Config::default() });
+    let a = w.run("leak = 1\nprint('x')\nwhile True:\n    pass", "<a>").unwrap();
+    assert!(matches!(a.terminal, Terminal::Diverged { .. }));
+    assert_eq!(a.stdout, "x\n");
+    let b = w.run("print('leak' in globals())", "<b>").unwrap();
+    assert_eq!(b.stdout, "False\n");
+}
+
+#[test]
+fn sys_reached_through_frozen_globals_is_restored() {
+    let mut w = Worker::new(Config::default());
+    let walk = "def walk(c, seen):\n    for s in type.__subclasses__(c):\n        if s not in seen:\n            seen.add(s)\n            walk(s, seen)\n    return seen\nbi = [c for c in walk(object, set()) if repr(c) == \"<class '_frozen_importlib.BuiltinImporter'>\"][0]\nsys = bi.find_spec.__func__.__globals__['sys']\n";
+    let a = w.run(&format!("{walk}sys.stdout = None\nsys.marker = 1"), "<a>").unwrap();
+    assert_eq!(a.terminal, Terminal::Completed);
+    let b = w.run(&format!("{walk}print(hasattr(sys, 'marker'))"), "<b>").unwrap();
+    assert_eq!(b.terminal, Terminal::Completed);
+    assert_eq!(b.stdout, "False\n");
+}

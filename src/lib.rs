@@ -1,0 +1,9 @@
+//! stagecheck: differential fuzzing of Python staging compilers.
+//!
+//! The root crate holds what sits above the executor: reading programs
+//! ([`input`]) and, as they land, the oracle, the fuzz loop, the reducer, the
+//! corpus and the reports. The CLI (`src/main.rs`) is a thin layer over it.
+
+pub mod input;
+
+pub use stagecheck_executor as executor;
