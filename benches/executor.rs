@@ -30,7 +30,7 @@ fn main() {
             for _ in 0..200 {
                 let out = ex.run(PROGRAM, "bench.py").unwrap();
                 assert_eq!(out.terminal, Terminal::Completed);
-                assert_eq!(out.stdout, "558\n");
+                assert_eq!(out.stdout, "750\n");
             }
             let mut runs = 0u64;
             let start = Instant::now();
