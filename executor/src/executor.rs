@@ -32,7 +32,6 @@ pub struct Executor {
     snapshot: Snapshot,
     watchdog: Watchdog,
     memory_flag: Arc<AtomicU8>,
-    runs: u64,
 }
 
 impl Executor {
@@ -42,7 +41,7 @@ impl Executor {
         let (interp, sender, snapshot) =
             sandbox::build(&config.allowed_modules, config.recursion_limit, config.debug_panic);
         let watchdog = Watchdog::new(sender, memory_flag.clone(), config.memory_limit);
-        Executor { config, interp, snapshot, watchdog, memory_flag, runs: 0 }
+        Executor { config, interp, snapshot, watchdog, memory_flag }
     }
 
     pub fn config(&self) -> &Config {
@@ -58,7 +57,6 @@ impl Executor {
                 SyntaxError { line: line.max(1) as u32, column: column.max(1) as u32, message: e.to_string() }
             })
         })?;
-        self.runs += 1;
         let started = Instant::now();
         capture::start(self.config.stdout_limit);
         let budget = Budget::start(self.config.memory_limit, &self.memory_flag);
@@ -113,7 +111,6 @@ impl Executor {
     fn replace_interpreter(&mut self) {
         let fresh = Executor::new(self.config.clone());
         let old = std::mem::replace(self, fresh);
-        self.runs = old.runs;
         // Dropping a VM abandoned mid-frame may itself panic; leak it then.
         if catch_unwind(AssertUnwindSafe(move || drop(old))).is_err() {
             eprintln!("stagecheck: an interrupted interpreter could not be dropped");
