@@ -24,7 +24,7 @@
 
 use crate::capture;
 use rustpython_vm::{
-    builtins::PyDictRef, signal::UserSignalSender, AsObject, Interpreter, PyObjectRef,
+    builtins::{PyDict, PyDictRef}, signal::UserSignalSender, AsObject, Interpreter, PyObjectRef,
     PyResult, Settings, VirtualMachine,
 };
 use std::cell::RefCell;
@@ -104,7 +104,7 @@ fn confine(vm: &VirtualMachine, recursion_limit: usize, debug_panic: bool) -> Py
             }
         }
     }
-    let builtins = builtins_dict(vm);
+    let builtins = vm.builtins.dict();
     for name in REMOVED_BUILTINS {
         let _ = builtins.del_item(*name, vm);
     }
@@ -120,21 +120,16 @@ fn confine(vm: &VirtualMachine, recursion_limit: usize, debug_panic: bool) -> Py
     Ok(())
 }
 
-fn builtins_dict(vm: &VirtualMachine) -> PyDictRef {
-    vm.builtins.dict()
+/// `sys.modules`, as the VM's importer sees it.
+fn sys_modules(vm: &VirtualMachine) -> Option<PyDictRef> {
+    vm.sys_module.get_attr("modules", vm).ok()?.downcast::<PyDict>().ok()
 }
 
 impl Snapshot {
     fn take(vm: &VirtualMachine) -> Snapshot {
-        let builtins = builtins_dict(vm).items_vec();
+        let builtins = vm.builtins.dict().items_vec();
         let sys = vm.sys_module.dict().items_vec();
-        let modules = vm
-            .sys_module
-            .get_attr("modules", vm)
-            .ok()
-            .and_then(|m| m.downcast::<rustpython_vm::builtins::PyDict>().ok())
-            .map(|d| d.keys_vec())
-            .unwrap_or_default();
+        let modules = sys_modules(vm).map(|d| d.keys_vec()).unwrap_or_default();
         Snapshot { builtins, sys, modules }
     }
 
@@ -142,18 +137,14 @@ impl Snapshot {
     /// attributes it rebound or deleted, and modules it imported (re-imported
     /// fresh next time).
     pub fn restore(&self, vm: &VirtualMachine) {
-        for (dict, items) in [(builtins_dict(vm), &self.builtins), (vm.sys_module.dict(), &self.sys)] {
+        // `sys` first: `sys.modules` below must be the snapshot's dict again.
+        for (dict, items) in [(vm.sys_module.dict(), &self.sys), (vm.builtins.dict(), &self.builtins)] {
             dict.clear();
             for (k, v) in items {
                 let _ = dict.set_item(&**k, v.clone(), vm);
             }
         }
-        if let Some(modules) = vm
-            .sys_module
-            .get_attr("modules", vm)
-            .ok()
-            .and_then(|m| m.downcast::<rustpython_vm::builtins::PyDict>().ok())
-        {
+        if let Some(modules) = sys_modules(vm) {
             for key in modules.keys_vec() {
                 if !self.modules.iter().any(|k| k.is(&key)) {
                     let _ = modules.del_item(&*key, vm);
