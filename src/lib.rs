@@ -4,6 +4,9 @@
 //! ([`input`]) and, as they land, the oracle, the fuzz loop, the reducer, the
 //! corpus and the reports. The CLI (`src/main.rs`) is a thin layer over it.
 
+pub mod check;
 pub mod input;
+pub mod modes;
+pub mod oracle;
 
 pub use stagecheck_executor as executor;

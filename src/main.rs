@@ -2,7 +2,10 @@
 
 use clap::{Parser, Subcommand};
 use stagecheck::executor::{Config, Worker};
+use stagecheck::check::check;
 use stagecheck::input::{read_program, syntax_error, InputError};
+use stagecheck::modes::{Mode, ModeRun};
+use stagecheck::oracle::{Difference, Verdict};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -33,6 +36,33 @@ enum Command {
         #[arg(long, default_value_t = 512, value_name = "MIB")]
         memory_limit: usize,
     },
+    /// Print the converted program (AutoGraph-style conversion of every function).
+    ///
+    /// Exit status: 0 when converted, 1 when refused (ConversionError), 2 on bad input.
+    Convert {
+        /// The Python program.
+        file: PathBuf,
+        /// Also print the source map: for each converted line, the original line.
+        #[arg(long)]
+        map: bool,
+    },
+    /// Run a program in several modes and compare them (Snek's convergence property).
+    ///
+    /// Exit status: 0 when all modes agree (or a mode was refused explicitly),
+    /// 1 on a divergence between modes, 2 on bad input or usage.
+    Check {
+        /// The Python program.
+        file: PathBuf,
+        /// Comma-separated modes; the original always runs and is the reference.
+        #[arg(long, value_delimiter = ',', default_value = "original,unstaged")]
+        modes: Vec<Mode>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Wall-clock limit of each run, in seconds.
+        #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+        time_limit: f64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -41,6 +71,8 @@ fn main() -> ExitCode {
         Command::Run { file, json, time_limit, memory_limit } => {
             run(&file, json, time_limit, memory_limit)
         }
+        Command::Convert { file, map } => convert(&file, map),
+        Command::Check { file, modes, json, time_limit } => check_cmd(&file, &modes, json, time_limit),
     };
     match result {
         Ok(code) => code,
@@ -51,16 +83,16 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(file: &Path, json: bool, time_limit: f64, memory_limit: usize) -> Result<ExitCode, InputError> {
+fn config(time_limit: f64, memory_limit: usize) -> Result<Config, InputError> {
     if !(time_limit.is_finite() && time_limit > 0.0) {
         return Err(InputError(format!("--time-limit must be a positive number of seconds, not {time_limit}")));
     }
+    Ok(Config { time_limit: Duration::from_secs_f64(time_limit), memory_limit: memory_limit << 20, ..Config::default() })
+}
+
+fn run(file: &Path, json: bool, time_limit: f64, memory_limit: usize) -> Result<ExitCode, InputError> {
+    let config = config(time_limit, memory_limit)?;
     let source = read_program(file)?;
-    let config = Config {
-        time_limit: Duration::from_secs_f64(time_limit),
-        memory_limit: memory_limit << 20,
-        ..Config::default()
-    };
     let mut worker = Worker::new(config);
     let path = file.display().to_string();
     let outcome = worker.run(&source, &path).map_err(|e| syntax_error(file, &e))?;
@@ -72,4 +104,80 @@ fn run(file: &Path, json: bool, time_limit: f64, memory_limit: usize) -> Result<
         println!("{outcome}");
     }
     Ok(if outcome.is_failure() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn convert(file: &Path, map: bool) -> Result<ExitCode, InputError> {
+    let source = read_program(file)?;
+    let path = file.display().to_string();
+    match stagecheck_transformer::convert(&source, &path) {
+        Ok(c) => {
+            if map {
+                for (i, line) in c.source.lines().enumerate() {
+                    let o = c.map.lines.get(i).copied().unwrap_or(0);
+                    let o = if o == 0 { "-".to_string() } else { o.to_string() };
+                    println!("{:>4} {:>4} | {line}", i + 1, o);
+                }
+            } else {
+                print!("{}", c.source);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) if e.construct == "syntax" => Err(InputError(format!("{}:{}: syntax error: {}", e.file, e.line, e.reason))),
+        Err(e) => {
+            eprintln!("{e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn check_cmd(file: &Path, modes: &[Mode], json: bool, time_limit: f64) -> Result<ExitCode, InputError> {
+    let config = config(time_limit, 512)?;
+    let source = read_program(file)?;
+    let path = file.display().to_string();
+    let mut worker = Worker::new(config);
+    let report = check(&mut worker, &source, &path, modes)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report).expect("report serialises"));
+    } else {
+        print_report(&report);
+    }
+    Ok(if report.verdict.is_finding() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn print_report(report: &stagecheck::check::CheckReport) {
+    let modes: Vec<String> = report.runs.iter().map(|(m, _)| m.to_string()).collect();
+    match &report.verdict {
+        Verdict::Agree => println!("{}: agree ({})", report.file, modes.join(", ")),
+        Verdict::Refused { mode, construct, reason, line } => {
+            println!("{}: refused in {mode}: {}:{line}: ConversionError: {construct}: {reason}", report.file, report.file)
+        }
+        Verdict::Diverged { mode, differences } => {
+            println!("{}: DIVERGED: original and {mode} part ways", report.file);
+            for d in differences {
+                match d {
+                    Difference::Terminal { original, other } => {
+                        println!("  terminal: original {original}; {mode} {other}")
+                    }
+                    Difference::Stdout { line, original, other } => {
+                        println!("  stdout line {line}: original {original:?}; {mode} {other:?}")
+                    }
+                    Difference::Global { name, original, other } => {
+                        let show = |v: &Option<stagecheck::executor::Value>| v.as_ref().map_or("<absent>".to_string(), |v| v.to_string());
+                        println!("  global {name}: original {}; {mode} {}", show(original), show(other))
+                    }
+                    Difference::Crash { message } => println!("  the VM crashed in {mode}: {message}"),
+                    Difference::Uncompilable { message, line } => {
+                        println!("  the converted program does not compile (converted line {line}): {message}")
+                    }
+                }
+            }
+        }
+    }
+    for (mode, run) in &report.runs {
+        match run {
+            ModeRun::Ran { outcome } => println!("  {mode:<9} {}", outcome.terminal),
+            ModeRun::Refused { error } => println!("  {mode:<9} refused: {}: {}", error.construct, error.reason),
+            ModeRun::Uncompilable { message, .. } => println!("  {mode:<9} uncompilable: {message}"),
+        }
+    }
 }

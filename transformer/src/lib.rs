@@ -1,4 +1,110 @@
-//! stagecheck-transformer: Python source -> converted Python source + source
-//! map (Snek's rules and AutoGraph's converters, one pass per file). It knows
-//! nothing of the VM. The conversion itself is issue 3; this crate holds its
-//! place in the workspace so that the layout of ARCHITECTURE.md is the real one.
+//! stagecheck's transformer: Python source → converted Python source and a
+//! source map, by the rules of Snek (seed 000 §3) and AutoGraph (seed 001
+//! §6, appendix D).
+//!
+//! Every function of the module (at any depth, methods included) is
+//! converted by the passes of [`passes`], in their fixed order; module-level
+//! statements stay as written. The converted module starts with
+//! `from stagecheck import ag as ag__`, the runtime operators
+//! (`executor/runtime/stagecheck/ag/`), one per converter. What cannot be
+//! converted faithfully is refused with a [`ConversionError`]; the
+//! transformer never panics on any input and never emits code that means
+//! something else.
+//!
+//! Parsing and printing are ruff's (`ruff_python_parser`,
+//! `ruff_python_codegen`); analyses are in [`analysis`], kept apart from
+//! the rewrites. The transformer knows nothing of the VM.
+
+pub mod analysis;
+pub mod ast_build;
+pub mod blocks;
+pub mod context;
+pub mod error;
+pub mod namer;
+pub mod passes;
+pub mod unparse;
+
+pub use error::ConversionError;
+pub use unparse::SourceMap;
+
+use ruff_python_ast::Stmt;
+use ruff_source_file::LineIndex;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// A converted module.
+#[derive(Clone, Debug)]
+pub struct Conversion {
+    pub source: String,
+    pub map: SourceMap,
+    /// The name the runtime operators are bound to (`ag__` unless taken);
+    /// the oracle leaves it out of the globals it compares.
+    pub runtime_name: String,
+}
+
+/// Converts `source` (named `path` in errors).
+pub fn convert(source: &str, path: &str) -> Result<Conversion, ConversionError> {
+    // The passes are written not to panic; this is the last line of defence
+    // behind that promise, so that a bug is a refusal naming the file.
+    match catch_unwind(AssertUnwindSafe(|| convert_inner(source, path))) {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Err(ConversionError {
+                file: path.to_string(),
+                line: 1,
+                construct: "internal error".into(),
+                reason: format!("the converter failed: {msg}"),
+            })
+        }
+    }
+}
+
+fn convert_inner(source: &str, path: &str) -> Result<Conversion, ConversionError> {
+    let lines = LineIndex::from_source_text(source);
+    let error = |offset, construct: &str, reason: String| ConversionError {
+        file: path.to_string(),
+        line: lines.line_index(offset).get() as u32,
+        construct: construct.to_string(),
+        reason,
+    };
+    let parsed = ruff_python_parser::parse_module(source)
+        .map_err(|e| error(e.location.start(), "syntax", e.error.to_string()))?;
+    let mut body: Vec<Stmt> = parsed.into_suite().into_iter().collect();
+    let mut namer = namer::Namer::new(&body);
+    let ag = namer.new_name("ag__");
+    passes::convert_scope_body(&mut body, false, &mut namer, &ag)
+        .map_err(|r| error(r.offset, r.construct, r.reason))?;
+    let header = ast_build::stmt("from stagecheck import ag as AG", Default::default(), vec![
+        ("AG", ast_build::Sub::Name(ag.clone())),
+    ]);
+    let at = header_position(&body);
+    let mut header = header;
+    if let Stmt::ImportFrom(i) = &mut header {
+        i.names[0].asname = Some(ruff_python_ast::Identifier::new(ag.as_str(), Default::default()));
+    }
+    body.insert(at, header);
+    let text = unparse::unparse(&body);
+    let map = unparse::source_map(source, &body, &text);
+    Ok(Conversion { source: text, map, runtime_name: ag })
+}
+
+/// After the module docstring and `from __future__` imports.
+fn header_position(body: &[Stmt]) -> usize {
+    let mut i = 0;
+    if let Some(Stmt::Expr(e)) = body.first() {
+        if e.value.is_string_literal_expr() {
+            i = 1;
+        }
+    }
+    while let Some(Stmt::ImportFrom(f)) = body.get(i) {
+        if f.module.as_deref() != Some("__future__") {
+            break;
+        }
+        i += 1;
+    }
+    i
+}

@@ -1,0 +1,26 @@
+"""The operators converted code calls, one module per converter.
+
+Each operator runs its construct now when its inputs are plain Python
+values, exactly as Python would; staged values (registered in
+`stagecheck.ag.dispatch`) go to the staged implementation instead. The
+converter (transformer/src/passes/) and these modules mirror each other:
+
+| converter              | operators                                     |
+|------------------------|-----------------------------------------------|
+| asserts                | assert_stmt                                   |
+| call_trees             | converted_call                                |
+| conditional_expressions| if_exp                                        |
+| control_flow           | if_stmt, while_stmt, for_stmt                 |
+| logical_expressions    | and_, or_, not_, compare                      |
+| slices, lists          | get_item, set_item, list_append, list_pop     |
+| variables              | ld, Undefined                                 |
+"""
+
+from stagecheck.ag.variables import ld, Undefined, UndefinedReturnValue
+from stagecheck.ag.control_flow import if_stmt, while_stmt, for_stmt
+from stagecheck.ag.conditional_expressions import if_exp
+from stagecheck.ag.logical import and_, or_, not_, compare
+from stagecheck.ag.exceptions import assert_stmt
+from stagecheck.ag.call_trees import converted_call
+from stagecheck.ag.slices import get_item, set_item
+from stagecheck.ag.lists import list_append, list_pop

@@ -1,0 +1,9 @@
+"""Mirrors the `conditional_expressions` converter: `a if cond else b`."""
+
+from stagecheck.ag import dispatch
+
+
+def if_exp(cond, if_true, if_false, expr_repr):
+    if dispatch.staged(cond):
+        return dispatch.impl('if_exp')(cond, if_true, if_false, expr_repr)
+    return if_true() if cond else if_false()

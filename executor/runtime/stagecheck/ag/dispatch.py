@@ -1,0 +1,26 @@
+"""Which values are staged, and which implementation handles them.
+
+Every operator first asks `staged(x)` of the value its decision depends on
+(a condition, an iterable, a callee). Nothing is staged until the staging
+runtime registers its types and implementations here (`register`), so the
+converter never changes when staging arrives: plain values run now, staged
+values go to `impl(name)`.
+"""
+
+_staged_types = ()
+_impls = {}
+
+
+def register(types, impls):
+    """Adds staged value types and the operator implementations for them."""
+    global _staged_types
+    _staged_types = _staged_types + tuple(types)
+    _impls.update(impls)
+
+
+def staged(value):
+    return bool(_staged_types) and isinstance(value, _staged_types)
+
+
+def impl(name):
+    return _impls[name]

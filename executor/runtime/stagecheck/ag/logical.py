@@ -1,0 +1,63 @@
+"""Mirrors the `logical_expressions` converter: and, or, not, chained comparisons.
+
+Operands arrive as functions and are evaluated lazily, left to right, each
+at most once, with each truth test done once, as Python does.
+"""
+
+from stagecheck.ag import dispatch
+
+
+def and_(*operands):
+    for operand in operands[:-1]:
+        value = operand()
+        if dispatch.staged(value):
+            return dispatch.impl('and_')(value, operands)
+        if not value:
+            return value
+    return operands[-1]()
+
+
+def or_(*operands):
+    for operand in operands[:-1]:
+        value = operand()
+        if dispatch.staged(value):
+            return dispatch.impl('or_')(value, operands)
+        if value:
+            return value
+    return operands[-1]()
+
+
+def not_(value):
+    if dispatch.staged(value):
+        return dispatch.impl('not_')(value)
+    return not value
+
+
+_COMPARISONS = {
+    '==': lambda a, b: a == b,
+    '!=': lambda a, b: a != b,
+    '<': lambda a, b: a < b,
+    '<=': lambda a, b: a <= b,
+    '>': lambda a, b: a > b,
+    '>=': lambda a, b: a >= b,
+    'is': lambda a, b: a is b,
+    'is not': lambda a, b: a is not b,
+    'in': lambda a, b: a in b,
+    'not in': lambda a, b: a not in b,
+}
+
+
+def compare(left, *rest):
+    """`a < b() < c` as `compare(a, '<', lambda: b(), '<', lambda: c)`:
+    every operand evaluated once, the chain stopping at the first false link."""
+    last = len(rest) - 2
+    for i in range(0, len(rest), 2):
+        right = rest[i + 1]()
+        result = _COMPARISONS[rest[i]](left, right)
+        if i == last:
+            return result
+        if dispatch.staged(result):
+            return dispatch.impl('compare')(result, right, rest[i + 2:])
+        if not result:
+            return result
+        left = right

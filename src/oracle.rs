@@ -1,0 +1,116 @@
+//! The oracle: Snek's convergence property (seed 000 §4), checked between
+//! the modes of one program. Two runs agree when both diverged, or both
+//! raised the same exception type with the same message, or both completed
+//! — and, unless both diverged, printed the same and left the same user
+//! globals (the names the conversion introduces excluded). Lines are
+//! reported, not compared: the original line of an exception is a
+//! statement's first line after conversion.
+
+use crate::executor::{Outcome, Terminal, Value};
+use crate::modes::{Mode, ModeRun};
+use serde::Serialize;
+
+/// How one mode differs from the original.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Difference {
+    /// Completed / raised (which) / diverged / crashed differ.
+    Terminal { original: Terminal, other: Terminal },
+    /// Printed output differs; the first differing line, 1-based.
+    Stdout { line: usize, original: String, other: String },
+    /// A global differs (missing on one side: `None`).
+    Global { name: String, original: Option<Value>, other: Option<Value> },
+    /// The VM crashed (a RustPython panic): a finding whatever the original did.
+    Crash { message: String },
+    /// The converted program does not compile.
+    Uncompilable { message: String, line: u32 },
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Every mode that ran agrees with the original.
+    Agree,
+    /// A mode was refused explicitly (no mode disagreed).
+    Refused { mode: Mode, construct: String, reason: String, line: u32 },
+    /// At least one mode disagrees: a finding.
+    Diverged { mode: Mode, differences: Vec<Difference> },
+}
+
+impl Verdict {
+    pub fn is_finding(&self) -> bool {
+        matches!(self, Verdict::Diverged { .. })
+    }
+}
+
+/// Compares every run with the original's (the first).
+pub fn verdict(runs: &[(Mode, ModeRun)]) -> Verdict {
+    let Some((_, ModeRun::Ran { outcome: original })) = runs.first() else {
+        return Verdict::Agree;
+    };
+    if let Terminal::Crashed { message } = &original.terminal {
+        return Verdict::Diverged { mode: Mode::Original, differences: vec![Difference::Crash { message: message.clone() }] };
+    }
+    let mut refused = None;
+    for (mode, run) in &runs[1..] {
+        match run {
+            ModeRun::Ran { outcome } => {
+                let differences = compare(original, outcome);
+                if !differences.is_empty() {
+                    return Verdict::Diverged { mode: *mode, differences };
+                }
+            }
+            ModeRun::Refused { error } => {
+                refused.get_or_insert(Verdict::Refused {
+                    mode: *mode,
+                    construct: error.construct.clone(),
+                    reason: error.reason.clone(),
+                    line: error.line,
+                });
+            }
+            ModeRun::Uncompilable { message, line } => {
+                return Verdict::Diverged {
+                    mode: *mode,
+                    differences: vec![Difference::Uncompilable { message: message.clone(), line: *line }],
+                };
+            }
+        }
+    }
+    refused.unwrap_or(Verdict::Agree)
+}
+
+/// The differences between two outcomes of the same program.
+pub fn compare(a: &Outcome, b: &Outcome) -> Vec<Difference> {
+    if let Terminal::Crashed { message } = &b.terminal {
+        return vec![Difference::Crash { message: message.clone() }];
+    }
+    let diverged = |t: &Terminal| matches!(t, Terminal::Diverged { .. });
+    if diverged(&a.terminal) && diverged(&b.terminal) {
+        return vec![];
+    }
+    let mut out = Vec::new();
+    if !a.terminal.same_as(&b.terminal) {
+        out.push(Difference::Terminal { original: a.terminal.clone(), other: b.terminal.clone() });
+    }
+    if a.stdout != b.stdout || a.stdout_truncated != b.stdout_truncated {
+        let (la, lb): (Vec<&str>, Vec<&str>) = (a.stdout.lines().collect(), b.stdout.lines().collect());
+        let i = (0..la.len().max(lb.len())).find(|&i| la.get(i) != lb.get(i)).unwrap_or(la.len());
+        out.push(Difference::Stdout {
+            line: i + 1,
+            original: la.get(i).copied().unwrap_or("<end of output>").to_string(),
+            other: lb.get(i).copied().unwrap_or("<end of output>").to_string(),
+        });
+    }
+    for (name, va) in &a.globals {
+        let vb = b.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        if vb != Some(va) {
+            out.push(Difference::Global { name: name.clone(), original: Some(va.clone()), other: vb.cloned() });
+        }
+    }
+    for (name, vb) in &b.globals {
+        if !a.globals.iter().any(|(n, _)| n == name) {
+            out.push(Difference::Global { name: name.clone(), original: None, other: Some(vb.clone()) });
+        }
+    }
+    out
+}

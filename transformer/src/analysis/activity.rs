@@ -1,0 +1,246 @@
+//! Activity: the names code binds and reads, in the scope it runs in.
+//!
+//! Bodies of nested functions, lambdas, classes and comprehensions are other
+//! scopes: a name they mention is recorded as `nested` (a free variable
+//! there, a cell here), and bindings in them do not count, except an
+//! assignment expression inside a comprehension, which Python binds in the
+//! enclosing function. `global`/`nonlocal` declarations are recorded as such.
+
+use super::Names;
+use ruff_python_ast::visitor::{walk_expr, walk_pattern, walk_stmt, Visitor};
+use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
+
+#[derive(Default, Debug, Clone)]
+pub struct Activity {
+    /// Names bound (assigned, deleted, imported, defined, caught as) here.
+    pub bound: Names,
+    /// Names read here.
+    pub read: Names,
+    /// Names mentioned in nested scopes.
+    pub nested: Names,
+    pub globals: Names,
+    pub nonlocals: Names,
+}
+
+impl Activity {
+    pub fn of_stmts(stmts: &[Stmt]) -> Activity {
+        let mut v = Walker::default();
+        for s in stmts {
+            v.visit_stmt(s);
+        }
+        v.a
+    }
+
+    pub fn of_stmt(stmt: &Stmt) -> Activity {
+        Activity::of_stmts(std::slice::from_ref(stmt))
+    }
+
+    pub fn of_expr(expr: &Expr) -> Activity {
+        let mut v = Walker::default();
+        v.visit_expr(expr);
+        v.a
+    }
+
+    /// Everything read, here or by nested scopes (what liveness counts).
+    pub fn uses(&self) -> Names {
+        self.read.union(&self.nested).cloned().collect()
+    }
+}
+
+#[derive(Default)]
+struct Walker {
+    a: Activity,
+    /// Depth of nested scopes we are in (0: the scope analysed).
+    depth: usize,
+    /// Inside a comprehension (walrus targets bind in the enclosing function).
+    comprehension: usize,
+}
+
+impl Walker {
+    fn bind(&mut self, name: &str) {
+        if self.depth == 0 {
+            self.a.bound.insert(name.to_string());
+        } else {
+            self.a.nested.insert(name.to_string());
+        }
+    }
+
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    fn visit_params(&mut self, params: &ast::Parameters) {
+        for p in params.iter() {
+            if let Some(d) = p.default() {
+                self.visit_expr(d);
+            }
+            if let Some(a) = p.annotation() {
+                self.visit_expr(a);
+            }
+        }
+    }
+}
+
+impl<'a> Visitor<'a> for Walker {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::FunctionDef(f) => {
+                for d in &f.decorator_list {
+                    self.visit_expr(&d.expression);
+                }
+                self.visit_params(&f.parameters);
+                if let Some(r) = &f.returns {
+                    self.visit_expr(r);
+                }
+                self.bind(f.name.as_str());
+                self.nested(|w| {
+                    for s in &f.body {
+                        w.visit_stmt(s);
+                    }
+                });
+            }
+            Stmt::ClassDef(c) => {
+                for d in &c.decorator_list {
+                    self.visit_expr(&d.expression);
+                }
+                if let Some(args) = &c.arguments {
+                    self.visit_arguments(args);
+                }
+                self.bind(c.name.as_str());
+                self.nested(|w| {
+                    for s in &c.body {
+                        w.visit_stmt(s);
+                    }
+                });
+            }
+            Stmt::Global(g) => {
+                if self.depth == 0 {
+                    self.a.globals.extend(g.names.iter().map(|n| n.to_string()));
+                }
+            }
+            Stmt::Nonlocal(n) => {
+                if self.depth == 0 {
+                    self.a.nonlocals.extend(n.names.iter().map(|n| n.to_string()));
+                }
+            }
+            Stmt::Import(ast::StmtImport { names, .. }) | Stmt::ImportFrom(ast::StmtImportFrom { names, .. }) => {
+                for alias in names {
+                    let bound = match &alias.asname {
+                        Some(a) => a.to_string(),
+                        None => alias.name.split('.').next().unwrap_or("").to_string(),
+                    };
+                    if bound != "*" {
+                        self.bind(&bound);
+                    }
+                }
+            }
+            Stmt::Try(t) => {
+                for ast::ExceptHandler::ExceptHandler(h) in &t.handlers {
+                    if let Some(n) = &h.name {
+                        self.bind(n.as_str());
+                    }
+                }
+                walk_stmt(self, stmt);
+            }
+            Stmt::AugAssign(a) => {
+                if let Expr::Name(n) = &*a.target {
+                    if self.depth == 0 {
+                        self.a.read.insert(n.id.to_string());
+                    }
+                }
+                walk_stmt(self, stmt);
+            }
+            _ => walk_stmt(self, stmt),
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Name(n) => match n.ctx {
+                ExprContext::Load => {
+                    if self.depth == 0 {
+                        self.a.read.insert(n.id.to_string());
+                    } else {
+                        self.a.nested.insert(n.id.to_string());
+                    }
+                }
+                _ => self.bind(n.id.as_str()),
+            },
+            Expr::Named(n) => {
+                self.visit_expr(&n.value);
+                if let Expr::Name(t) = &*n.target {
+                    // In a comprehension, the target binds in the enclosing function.
+                    if self.comprehension > 0 && self.depth == self.comprehension {
+                        self.depth -= self.comprehension;
+                        self.bind(t.id.as_str());
+                        self.depth += self.comprehension;
+                    } else {
+                        self.bind(t.id.as_str());
+                    }
+                }
+            }
+            Expr::Lambda(l) => {
+                if let Some(p) = &l.parameters {
+                    self.visit_params(p);
+                }
+                let saved = self.comprehension;
+                self.comprehension = 0;
+                self.nested(|w| w.visit_expr(&l.body));
+                self.comprehension = saved;
+            }
+            Expr::ListComp(ast::ExprListComp { elt, generators, .. })
+            | Expr::SetComp(ast::ExprSetComp { elt, generators, .. })
+            | Expr::Generator(ast::ExprGenerator { elt, generators, .. }) => {
+                self.comprehension_(generators, &[elt]);
+            }
+            Expr::DictComp(ast::ExprDictComp { key, value, generators, .. }) => {
+                let mut elts: Vec<&Expr> = key.iter().map(|k| &**k).collect();
+                elts.push(value);
+                self.comprehension_(generators, &elts);
+            }
+            _ => walk_expr(self, expr),
+        }
+    }
+
+    fn visit_pattern(&mut self, pattern: &'a ast::Pattern) {
+        match pattern {
+            ast::Pattern::MatchAs(ast::PatternMatchAs { name: Some(n), .. })
+            | ast::Pattern::MatchStar(ast::PatternMatchStar { name: Some(n), .. })
+            | ast::Pattern::MatchMapping(ast::PatternMatchMapping { rest: Some(n), .. }) => {
+                self.bind(n.as_str());
+            }
+            _ => {}
+        }
+        walk_pattern(self, pattern);
+    }
+}
+
+impl Walker {
+    /// The first iterable is evaluated in the enclosing scope; the rest in the
+    /// comprehension's own.
+    fn comprehension_(&mut self, generators: &[ast::Comprehension], elts: &[&Expr]) {
+        if let Some(first) = generators.first() {
+            self.visit_expr(&first.iter);
+        }
+        let saved = self.comprehension;
+        self.depth += 1;
+        self.comprehension = self.depth;
+        for (i, g) in generators.iter().enumerate() {
+            if i > 0 {
+                self.visit_expr(&g.iter);
+            }
+            self.visit_expr(&g.target);
+            for c in &g.ifs {
+                self.visit_expr(c);
+            }
+        }
+        for e in elts {
+            self.visit_expr(e);
+        }
+        self.depth -= 1;
+        self.comprehension = saved;
+    }
+}

@@ -1,0 +1,40 @@
+//! What the passes share while converting one function.
+
+use crate::analysis::scopes::Scope;
+use crate::namer::Namer;
+use ruff_python_ast::Expr;
+use ruff_text_size::TextRange;
+use std::collections::{HashMap, HashSet};
+
+pub struct FunctionContext<'n> {
+    pub namer: &'n mut Namer,
+    /// The name the runtime operators are bound to in the module (`ag__`).
+    pub ag: String,
+    /// The function's scope, as written.
+    pub scope: Scope,
+    /// Reads and `del`s of locals that may find them unbound (original ranges).
+    pub unbound: HashSet<TextRange>,
+    /// Whether statements are converted (not in generators and coroutines,
+    /// where moving code into nested functions would change its meaning).
+    pub convert_statements: bool,
+    /// Conditions a loop must also satisfy to go on (`not break_`,
+    /// `not do_return`), by the loop statement's range; set by the break and
+    /// return passes, consumed by control_flow (AutoGraph's `extra_test`).
+    pub extra_tests: HashMap<TextRange, Vec<String>>,
+}
+
+impl FunctionContext<'_> {
+    /// `ag__.<op>` as source text for templates.
+    pub fn op(&self, name: &str) -> Expr {
+        let mut e = crate::ast_build::expr("AG.OP", vec![("AG", crate::ast_build::Sub::Name(self.ag.clone()))]);
+        if let Expr::Attribute(a) = &mut e {
+            a.attr = ruff_python_ast::Identifier::new(name, TextRange::default());
+        }
+        e
+    }
+
+    /// True when `e` is `ag__.<something>` (a call the converter generated).
+    pub fn is_op(&self, e: &Expr) -> bool {
+        matches!(e, Expr::Attribute(a) if matches!(&*a.value, Expr::Name(n) if n.id.as_str() == self.ag))
+    }
+}

@@ -1,0 +1,110 @@
+//! Fresh names for what the converter introduces.
+//!
+//! Every identifier of the module is reserved up front, so a generated name
+//! (`if_body`, `break_`, `ag__`, ...) never captures or shadows a user's.
+//! The set of generated names tells later passes which functions are
+//! generated thunks and which are the user's.
+
+use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use std::collections::HashSet;
+
+#[derive(Default)]
+pub struct Namer {
+    used: HashSet<String>,
+    generated: HashSet<String>,
+}
+
+impl Namer {
+    /// Reserves every identifier appearing in `module`.
+    pub fn new(module: &[Stmt]) -> Namer {
+        let mut collect = Collect(HashSet::new());
+        for s in module {
+            collect.visit_stmt(s);
+        }
+        Namer { used: collect.0, generated: HashSet::new() }
+    }
+
+    /// A name based on `base`, unused so far; reserved from now on.
+    pub fn new_name(&mut self, base: &str) -> String {
+        let mut candidate = base.to_string();
+        let mut i = 1;
+        while self.used.contains(&candidate) {
+            candidate = format!("{base}_{i}");
+            i += 1;
+        }
+        self.used.insert(candidate.clone());
+        self.generated.insert(candidate.clone());
+        candidate
+    }
+
+    pub fn is_generated(&self, name: &str) -> bool {
+        self.generated.contains(name)
+    }
+}
+
+struct Collect(HashSet<String>);
+
+impl Visitor<'_> for Collect {
+    fn visit_stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::FunctionDef(f) => {
+                self.0.insert(f.name.to_string());
+                for p in f.parameters.iter() {
+                    self.0.insert(p.name().to_string());
+                }
+            }
+            Stmt::ClassDef(c) => {
+                self.0.insert(c.name.to_string());
+            }
+            Stmt::Global(ast::StmtGlobal { names, .. }) | Stmt::Nonlocal(ast::StmtNonlocal { names, .. }) => {
+                self.0.extend(names.iter().map(|n| n.to_string()));
+            }
+            Stmt::Import(ast::StmtImport { names, .. }) | Stmt::ImportFrom(ast::StmtImportFrom { names, .. }) => {
+                for a in names {
+                    self.0.insert(a.asname.as_ref().unwrap_or(&a.name).to_string());
+                }
+            }
+            Stmt::Try(t) => {
+                for ast::ExceptHandler::ExceptHandler(h) in &t.handlers {
+                    if let Some(n) = &h.name {
+                        self.0.insert(n.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Name(n) => {
+                self.0.insert(n.id.to_string());
+            }
+            Expr::Lambda(l) => {
+                if let Some(p) = &l.parameters {
+                    for p in p.iter() {
+                        self.0.insert(p.name().to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+        walk_expr(self, expr);
+    }
+
+    fn visit_pattern(&mut self, pattern: &ast::Pattern) {
+        match pattern {
+            ast::Pattern::MatchAs(ast::PatternMatchAs { name: Some(n), .. })
+            | ast::Pattern::MatchStar(ast::PatternMatchStar { name: Some(n), .. }) => {
+                self.0.insert(n.to_string());
+            }
+            ast::Pattern::MatchMapping(ast::PatternMatchMapping { rest: Some(n), .. }) => {
+                self.0.insert(n.to_string());
+            }
+            _ => {}
+        }
+        ruff_python_ast::visitor::walk_pattern(self, pattern);
+    }
+}

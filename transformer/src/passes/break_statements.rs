@@ -1,0 +1,80 @@
+//! Pass 2, `break`: lowered to a flag (AutoGraph's break_statements).
+//!
+//! ```text
+//! while test:          break_ = False
+//!     if c:            while not break_ and test:     (extra test, checked first:
+//!         break            if c:                        `test` is not evaluated
+//!     more()                   break_ = True            again after a break)
+//! else:                    if not break_:
+//!     done()                   more()
+//!                      if not break_:
+//!                          done()
+//! ```
+//! Loops are visited innermost first, so an inner loop's `else` clause has
+//! been moved out (it belongs to the outer loop's body) before the outer
+//! loop's breaks are looked for. A loop without `break` gets its `else`
+//! clause appended after it.
+
+use super::exits::Exit;
+use crate::ast_build::{self, Sub};
+use crate::blocks;
+use crate::context::FunctionContext;
+use crate::error::Refusal;
+use ruff_python_ast::Stmt;
+use ruff_text_size::Ranged;
+
+pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) -> Result<(), Refusal> {
+    let mut out = Vec::with_capacity(body.len());
+    for mut stmt in std::mem::take(body) {
+        let mut result = Ok(());
+        blocks::for_each_block_vec(&mut stmt, &mut |b| {
+            if result.is_ok() {
+                result = run(b, cx);
+            }
+        });
+        result?;
+        match stmt {
+            Stmt::While(_) | Stmt::For(_) => lower_loop(stmt, cx, &mut out)?,
+            other => out.push(other),
+        }
+    }
+    *body = out;
+    Ok(())
+}
+
+fn lower_loop(mut stmt: Stmt, cx: &mut FunctionContext, out: &mut Vec<Stmt>) -> Result<(), Refusal> {
+    let range = stmt.range();
+    let (loop_body, orelse) = match &mut stmt {
+        Stmt::While(w) => (&mut w.body, std::mem::take(&mut w.orelse)),
+        Stmt::For(f) => (&mut f.body, std::mem::take(&mut f.orelse)),
+        _ => unreachable!(),
+    };
+    let orelse: Vec<Stmt> = orelse.into_iter().collect();
+    let has_break = blocks::any_stmt_outside_loops(loop_body, &mut |s| matches!(s, Stmt::Break(_)));
+    if !has_break {
+        out.push(stmt);
+        out.extend(orelse);
+        return Ok(());
+    }
+    let flag = cx.namer.new_name("break_");
+    let set = flag.clone();
+    let mut lower = move |b: Stmt| vec![ast_build::stmt("FLAG = True", b.range(), vec![("FLAG", Sub::Name(set.clone()))])];
+    let mut exit = Exit {
+        is_exit: &|s| matches!(s, Stmt::Break(_)),
+        lower: &mut lower,
+        flag: flag.clone(),
+        through_loops: false,
+        loops: Vec::new(),
+        construct: "break in finally",
+    };
+    let mut v: Vec<Stmt> = std::mem::take(loop_body).into_iter().collect();
+    exit.block(&mut v, false)?;
+    *loop_body = v.into_iter().collect();
+    cx.extra_tests.entry(range).or_default().push(flag.clone());
+    out.push(ast_build::stmt("FLAG = False", range, vec![("FLAG", Sub::Name(flag.clone()))]));
+    out.push(stmt);
+    if !orelse.is_empty() {
+        out.push(exit.guard(orelse, range));
+    }
+    Ok(())
+}

@@ -1,0 +1,49 @@
+//! Pass 4, `continue`: lowered to a flag reset at the top of every iteration
+//! (AutoGraph's continue_statements); code after a statement that may have
+//! set it runs under `if not continue_:`.
+
+use super::exits::Exit;
+use crate::ast_build::{self, Sub};
+use crate::blocks;
+use crate::context::FunctionContext;
+use crate::error::Refusal;
+use ruff_python_ast::Stmt;
+use ruff_text_size::Ranged;
+
+pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) -> Result<(), Refusal> {
+    for stmt in body.iter_mut() {
+        let mut result = Ok(());
+        blocks::for_each_block_vec(stmt, &mut |b| {
+            if result.is_ok() {
+                result = run(b, cx);
+            }
+        });
+        result?;
+        let range = stmt.range();
+        let loop_body = match stmt {
+            Stmt::While(w) => &mut w.body,
+            Stmt::For(f) => &mut f.body,
+            _ => continue,
+        };
+        if !blocks::any_stmt_outside_loops(loop_body, &mut |s| matches!(s, Stmt::Continue(_))) {
+            continue;
+        }
+        let flag = cx.namer.new_name("continue_");
+        let set = flag.clone();
+        let mut lower =
+            move |c: Stmt| vec![ast_build::stmt("FLAG = True", c.range(), vec![("FLAG", Sub::Name(set.clone()))])];
+        let mut exit = Exit {
+            is_exit: &|s| matches!(s, Stmt::Continue(_)),
+            lower: &mut lower,
+            flag: flag.clone(),
+            through_loops: false,
+            loops: Vec::new(),
+            construct: "continue in finally",
+        };
+        let mut v: Vec<Stmt> = std::mem::take(loop_body).into_iter().collect();
+        exit.block(&mut v, false)?;
+        v.insert(0, ast_build::stmt("FLAG = False", range, vec![("FLAG", Sub::Name(flag))]));
+        *loop_body = v.into_iter().collect();
+    }
+    Ok(())
+}

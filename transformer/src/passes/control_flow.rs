@@ -1,0 +1,281 @@
+//! Pass 10, control flow: `if`, `while` and `for` become calls of
+//! `ag__.if_stmt`, `ag__.while_stmt` and `ag__.for_stmt`, their bodies
+//! functions nested in the converted function (AutoGraph's control_flow):
+//!
+//! ```text
+//! if x > 0:                 def get_state():
+//!     y = 1                     return (ag__.ldu(lambda: y, 'y'),)
+//! else:                     def set_state(vars_):
+//!     y = 2                     nonlocal y
+//!                               (y,) = vars_
+//!                           def if_body():
+//!                               nonlocal y
+//!                               y = 1
+//!                           def else_body():
+//!                               nonlocal y
+//!                               y = 2
+//!                           ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('y',), 1)
+//! ```
+//! The bodies reach the function's variables through `nonlocal` (`global`
+//! for names the function declares global), so closures created in them see
+//! the same variables, late binding included. `get_state`/`set_state` and
+//! the symbol names are the statement's state for staging: the names it
+//! binds that are live after it (loops: or read in them). Statements are
+//! converted outermost first; the bodies of the generated functions are then
+//! converted in turn.
+
+use crate::analysis::activity::Activity;
+use crate::analysis::{liveness, Names};
+use crate::ast_build::{self, identifiers, string, thunk, Sub};
+use crate::blocks;
+use crate::context::FunctionContext;
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+
+pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) {
+    let mut live_out: Names = cx.scope.globals.union(&cx.scope.nonlocals).cloned().collect();
+    live_out.extend(cx.scope.nested.iter().cloned());
+    block(body, &live_out, cx);
+}
+
+fn block(body: &mut Vec<Stmt>, live_out: &Names, cx: &mut FunctionContext) {
+    let stmts = std::mem::take(body);
+    // Live-out of each statement, computed backwards before rewriting.
+    let mut outs = vec![Names::new(); stmts.len()];
+    let mut live = live_out.clone();
+    for (i, s) in stmts.iter().enumerate().rev() {
+        outs[i] = live.clone();
+        live = liveness::live_in(std::slice::from_ref(s), &live);
+    }
+    for (stmt, out) in stmts.into_iter().zip(outs) {
+        match stmt {
+            Stmt::If(s) => if_stmt(s, &out, cx, body),
+            Stmt::While(s) => while_stmt(s, &out, cx, body),
+            Stmt::For(s) if !s.is_async => for_stmt(s, &out, cx, body),
+            mut other => {
+                let mut inner = out.clone();
+                inner.extend(Activity::of_stmt(&other).uses());
+                blocks::for_each_block_vec(&mut other, &mut |b| block(b, &inner, cx));
+                body.push(other);
+            }
+        }
+    }
+}
+
+/// The names `stmts` bind, as `(nonlocal, global)` declarations of a
+/// function nested in the converted one.
+fn declarations(bound: &Names, cx: &FunctionContext) -> (Vec<String>, Vec<String>) {
+    let (globals, nonlocals): (Vec<String>, Vec<String>) =
+        bound.iter().cloned().partition(|n| cx.scope.globals.contains(n));
+    (nonlocals, globals)
+}
+
+/// `def name(params): <declarations> body`, standing for `origin`; `bound`
+/// is what the body bound before its own statements were converted (after,
+/// its assignments sit in generated functions of its own).
+fn thunk_def(name: &str, params: &[String], body: Vec<Stmt>, bound: Option<Names>, origin: TextRange, cx: &FunctionContext) -> Stmt {
+    let bound = bound.unwrap_or_else(|| Activity::of_stmts(&body).bound);
+    let (nonlocals, globals) = declarations(&bound, cx);
+    let mut decls = Vec::new();
+    if !globals.is_empty() {
+        decls.push(Stmt::Global(ast::StmtGlobal { node_index: Default::default(), range: origin, names: identifiers(&globals) }));
+    }
+    if !nonlocals.is_empty() {
+        decls.push(Stmt::Nonlocal(ast::StmtNonlocal { node_index: Default::default(), range: origin, names: identifiers(&nonlocals) }));
+    }
+    decls.extend(body);
+    if decls.is_empty() {
+        decls.push(ast_build::stmt("pass", origin, vec![]));
+    }
+    let template: &'static str = match params.len() {
+        0 => "def NAME():\n    BODY",
+        _ => "def NAME(P0):\n    BODY",
+    };
+    let mut subs = vec![("NAME", Sub::Name(name.to_string())), ("BODY", Sub::Body(decls))];
+    if let Some(p) = params.first() {
+        subs.push(("P0", Sub::Name(p.clone())));
+    }
+    ast_build::stmt(template, origin, subs)
+}
+
+/// `get_state` and `set_state` of `state`, and the symbol-names tuple.
+fn state_functions(state: &Names, origin: TextRange, cx: &mut FunctionContext) -> (Vec<Stmt>, String, String) {
+    let get = cx.namer.new_name("get_state");
+    let set = cx.namer.new_name("set_state");
+    let vars = cx.namer.new_name("vars_");
+    let names: Vec<String> = state.iter().cloned().collect();
+    let reads: Vec<Expr> = names
+        .iter()
+        .map(|n| {
+            ast_build::expr("OP(X, NAME)", vec![
+                ("OP", Sub::Expr(cx.op("ldu"))),
+                ("X", Sub::Expr(thunk(ast_build::name(n)))),
+                ("NAME", Sub::Expr(string(n))),
+            ])
+        })
+        .collect();
+    let get_body = vec![ast_build::stmt("return X", origin, vec![("X", Sub::Expr(ast_build::tuple(reads)))])];
+    let set_body = if names.is_empty() {
+        vec![]
+    } else {
+        let mut target = ast_build::tuple(names.iter().map(|n| ast_build::name(n)).collect());
+        if let Expr::Tuple(t) = &mut target {
+            t.ctx = ast::ExprContext::Store;
+            for e in &mut t.elts {
+                if let Expr::Name(n) = e {
+                    n.ctx = ast::ExprContext::Store;
+                }
+            }
+        }
+        vec![ast_build::stmt("T = V", origin, vec![("T", Sub::Expr(target)), ("V", Sub::Expr(ast_build::name(&vars)))])]
+    };
+    let defs = vec![
+        thunk_def(&get, &[], get_body, None, origin, cx),
+        thunk_def(&set, &[vars], set_body, None, origin, cx),
+    ];
+    (defs, get, set)
+}
+
+fn symbol_names(state: &Names) -> Expr {
+    ast_build::string_tuple(&state.iter().cloned().collect::<Vec<_>>())
+}
+
+fn if_stmt(mut s: ast::StmtIf, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
+    let origin = s.range;
+    // `elif` chains become an `else` holding the next `if`.
+    let mut orelse: Vec<Stmt> = Vec::new();
+    let mut clauses = std::mem::take(&mut s.elif_else_clauses);
+    if !clauses.is_empty() {
+        let first = clauses.remove(0);
+        match first.test {
+            None => orelse = first.body.into_iter().collect(),
+            Some(test) => {
+                orelse.push(Stmt::If(ast::StmtIf {
+                    node_index: Default::default(),
+                    range: first.range,
+                    test: Box::new(test),
+                    body: first.body,
+                    elif_else_clauses: clauses,
+                }));
+            }
+        }
+    }
+    let mut body: Vec<Stmt> = std::mem::take(&mut s.body).into_iter().collect();
+    let body_bound = Activity::of_stmts(&body).bound;
+    let orelse_bound = Activity::of_stmts(&orelse).bound;
+    let bound: Names = body_bound.union(&orelse_bound).cloned().collect();
+    let state: Names = bound.intersection(live_out).cloned().collect();
+    block(&mut body, live_out, cx);
+    block(&mut orelse, live_out, cx);
+    let (mut defs, get, set) = state_functions(&state, origin, cx);
+    let if_body = cx.namer.new_name("if_body");
+    let else_body = cx.namer.new_name("else_body");
+    defs.push(thunk_def(&if_body, &[], body, Some(body_bound), origin, cx));
+    defs.push(thunk_def(&else_body, &[], orelse, Some(orelse_bound), origin, cx));
+    out.extend(defs);
+    out.push(ast_build::stmt("OP(COND, BODY, ORELSE, GET, SET, NAMES, N)", origin, vec![
+        ("OP", Sub::Expr(cx.op("if_stmt"))),
+        ("COND", Sub::Expr(*s.test)),
+        ("BODY", Sub::Name(if_body)),
+        ("ORELSE", Sub::Name(else_body)),
+        ("GET", Sub::Name(get)),
+        ("SET", Sub::Name(set)),
+        ("NAMES", Sub::Expr(symbol_names(&state))),
+        ("N", Sub::Expr(ast_build::int(state.len()))),
+    ]));
+}
+
+/// `not f1 and not f2 ...` over the loop's flags, in converted form.
+fn extra_test(range: TextRange, cx: &mut FunctionContext) -> Option<Expr> {
+    let flags = cx.extra_tests.remove(&range)?;
+    let nots: Vec<Expr> = flags
+        .iter()
+        .map(|f| ast_build::expr("OP(F)", vec![("OP", Sub::Expr(cx.op("not_"))), ("F", Sub::Expr(ast_build::name(f)))]))
+        .collect();
+    Some(conjunction(nots, cx))
+}
+
+fn conjunction(mut terms: Vec<Expr>, cx: &FunctionContext) -> Expr {
+    if terms.len() == 1 {
+        return terms.pop().unwrap();
+    }
+    let mut c = ast_build::expr("OP()", vec![("OP", Sub::Expr(cx.op("and_")))]);
+    if let Expr::Call(call) = &mut c {
+        call.arguments.args = terms.into_iter().map(thunk).collect::<Vec<_>>().into_boxed_slice();
+    }
+    c
+}
+
+fn loop_state(stmt_uses: Names, bound: &Names, live_out: &Names) -> Names {
+    bound.iter().filter(|n| live_out.contains(*n) || stmt_uses.contains(*n)).cloned().collect()
+}
+
+fn while_stmt(mut s: ast::StmtWhile, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
+    let origin = s.range;
+    let uses = Activity::of_stmt(&Stmt::While(s.clone())).uses();
+    let mut body: Vec<Stmt> = std::mem::take(&mut s.body).into_iter().collect();
+    let bound = Activity::of_stmts(&body).bound;
+    let state = loop_state(uses.clone(), &bound, live_out);
+    let mut inner = live_out.clone();
+    inner.extend(uses);
+    block(&mut body, &inner, cx);
+    let test = match extra_test(origin, cx) {
+        Some(extra) => conjunction(vec![extra, *s.test], cx),
+        None => *s.test,
+    };
+    let (mut defs, get, set) = state_functions(&state, origin, cx);
+    let loop_test = cx.namer.new_name("loop_test");
+    let loop_body = cx.namer.new_name("loop_body");
+    let test_body = vec![ast_build::stmt("return X", origin, vec![("X", Sub::Expr(test))])];
+    defs.push(thunk_def(&loop_test, &[], test_body, None, origin, cx));
+    defs.push(thunk_def(&loop_body, &[], body, Some(bound), origin, cx));
+    out.extend(defs);
+    out.push(ast_build::stmt("OP(TEST, BODY, GET, SET, NAMES, {})", origin, vec![
+        ("OP", Sub::Expr(cx.op("while_stmt"))),
+        ("TEST", Sub::Name(loop_test)),
+        ("BODY", Sub::Name(loop_body)),
+        ("GET", Sub::Name(get)),
+        ("SET", Sub::Name(set)),
+        ("NAMES", Sub::Expr(symbol_names(&state))),
+    ]));
+}
+
+fn for_stmt(mut s: ast::StmtFor, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
+    let origin = s.range;
+    let uses = Activity::of_stmt(&Stmt::For(s.clone())).uses();
+    let itr = cx.namer.new_name("itr");
+    let iterate_names = crate::unparse::expr_source(&s.target);
+    let mut body = ast_build::stmts("T = ITR", s.target.range(), vec![
+        ("T", Sub::Expr(*s.target)),
+        ("ITR", Sub::Expr(ast_build::name(&itr))),
+    ]);
+    body.extend(std::mem::take(&mut s.body));
+    let bound = Activity::of_stmts(&body).bound;
+    let state = loop_state(uses.clone(), &bound, live_out);
+    let mut inner = live_out.clone();
+    inner.extend(uses);
+    block(&mut body, &inner, cx);
+    let (mut defs, get, set) = state_functions(&state, origin, cx);
+    let extra = match extra_test(origin, cx) {
+        Some(test) => {
+            let name = cx.namer.new_name("extra_test");
+            let test_body = vec![ast_build::stmt("return X", origin, vec![("X", Sub::Expr(test))])];
+            defs.push(thunk_def(&name, &[], test_body, None, origin, cx));
+            ast_build::name(&name)
+        }
+        None => ast_build::expr("None", vec![]),
+    };
+    let loop_body = cx.namer.new_name("loop_body");
+    defs.push(thunk_def(&loop_body, &[itr], body, Some(bound), origin, cx));
+    out.extend(defs);
+    out.push(ast_build::stmt("OP(ITER, EXTRA, BODY, GET, SET, NAMES, {'iterate_names': ITERATE})", origin, vec![
+        ("OP", Sub::Expr(cx.op("for_stmt"))),
+        ("ITER", Sub::Expr(*s.iter)),
+        ("EXTRA", Sub::Expr(extra)),
+        ("BODY", Sub::Name(loop_body)),
+        ("GET", Sub::Name(get)),
+        ("SET", Sub::Name(set)),
+        ("NAMES", Sub::Expr(symbol_names(&state))),
+        ("ITERATE", Sub::Expr(string(&iterate_names))),
+    ]));
+}

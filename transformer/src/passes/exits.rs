@@ -1,0 +1,115 @@
+//! Lowering of `break`, `continue` and `return` into flags (shared by the
+//! three passes, as in AutoGraph): the exit becomes an assignment, code
+//! after it in its block is dropped (it was unreachable), and code after a
+//! statement that may have set the flag runs under `if not <flag>:`.
+
+use crate::ast_build::{self, Sub};
+use crate::error::Refusal;
+use ruff_python_ast::{self as ast, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+use thin_vec::ThinVec;
+
+pub struct Exit<'a> {
+    /// Whether a statement is one of the exits lowered.
+    pub is_exit: &'a dyn Fn(&Stmt) -> bool,
+    /// The statements an exit becomes.
+    pub lower: &'a mut dyn FnMut(Stmt) -> Vec<Stmt>,
+    pub flag: String,
+    /// Whether exits inside nested loops are ours too (`return`) or not (`break`).
+    pub through_loops: bool,
+    /// Loops whose body may set the flag (they must stop when it is set).
+    pub loops: Vec<TextRange>,
+    pub construct: &'static str,
+}
+
+impl Exit<'_> {
+    /// Lowers the exits in `block`; true when the block may set the flag.
+    pub fn block(&mut self, block: &mut Vec<Stmt>, in_finally: bool) -> Result<bool, Refusal> {
+        let mut i = 0;
+        while i < block.len() {
+            if (self.is_exit)(&block[i]) {
+                if in_finally {
+                    return Err(Refusal::new(&block[i], self.construct,
+                        "an exit inside `finally` cancels a pending exception or return; lowered to a flag it would not"));
+                }
+                block.truncate(i + 1);
+                let exit = block.pop().unwrap();
+                block.extend((self.lower)(exit));
+                return Ok(true);
+            }
+            let sets = self.children(&mut block[i], in_finally)?;
+            if sets {
+                let mut rest = block.split_off(i + 1);
+                if !rest.is_empty() {
+                    self.block(&mut rest, in_finally)?;
+                    let origin = rest[0].range();
+                    block.push(self.guard(rest, origin));
+                }
+                return Ok(true);
+            }
+            i += 1;
+        }
+        Ok(false)
+    }
+
+    /// `if not <flag>: rest`
+    pub fn guard(&self, rest: Vec<Stmt>, origin: TextRange) -> Stmt {
+        ast_build::stmt("if not FLAG:\n    BODY", origin, vec![
+            ("FLAG", Sub::Name(self.flag.clone())),
+            ("BODY", Sub::Body(rest)),
+        ])
+    }
+
+    fn children(&mut self, stmt: &mut Stmt, in_finally: bool) -> Result<bool, Refusal> {
+        if matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            return Ok(false);
+        }
+        let is_loop = matches!(stmt, Stmt::While(_) | Stmt::For(_));
+        if is_loop && !self.through_loops {
+            return Ok(false);
+        }
+        let range = stmt.range();
+        let mut sets = false;
+        match stmt {
+            Stmt::Try(t) => {
+                let body = self.vec(&mut t.body, in_finally)?;
+                sets |= body;
+                for ast::ExceptHandler::ExceptHandler(h) in &mut t.handlers {
+                    sets |= self.vec(&mut h.body, in_finally)?;
+                }
+                let orelse = self.vec(&mut t.orelse, in_finally)?;
+                sets |= orelse;
+                if body && !t.orelse.is_empty() {
+                    // The else clause runs only when the body completed.
+                    let rest: Vec<Stmt> = std::mem::take(&mut t.orelse).into_iter().collect();
+                    let origin = rest[0].range();
+                    t.orelse = ThinVec::from_iter([self.guard(rest, origin)]);
+                }
+                sets |= self.vec(&mut t.finalbody, true)?;
+            }
+            _ => {
+                let mut result = Ok(());
+                crate::blocks::for_each_block_vec(stmt, &mut |b| {
+                    if result.is_ok() {
+                        match self.block(b, in_finally) {
+                            Ok(s) => sets |= s,
+                            Err(e) => result = Err(e),
+                        }
+                    }
+                });
+                result?;
+            }
+        }
+        if sets && is_loop {
+            self.loops.push(range);
+        }
+        Ok(sets)
+    }
+
+    fn vec(&mut self, b: &mut ThinVec<Stmt>, in_finally: bool) -> Result<bool, Refusal> {
+        let mut v: Vec<Stmt> = std::mem::take(b).into_iter().collect();
+        let r = self.block(&mut v, in_finally);
+        *b = v.into_iter().collect();
+        r
+    }
+}

@@ -1,0 +1,110 @@
+//! Pass 1, functions: what must hold of a function before its statements
+//! move into nested functions.
+//!
+//! - Refused: functions that look at their own namespace (`locals()`,
+//!   `vars()`, `dir()` without arguments, `exec`, `eval`): converted, that
+//!   namespace changes.
+//! - `super()` without arguments in a method becomes `super(__class__,
+//!   <first parameter>)`: Python finds both implicitly from the frame, which
+//!   inside a nested function is the wrong one.
+//! - `global` and `nonlocal` declarations move to the top of the function:
+//!   they apply to all of it, wherever written, and a declaration left in a
+//!   moved block would apply to the nested function only.
+
+use crate::ast_build::{self, Sub};
+use crate::blocks;
+use crate::error::Refusal;
+use ruff_python_ast::visitor::{walk_expr, Visitor};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::Ranged;
+
+const NAMESPACE_READERS: &[(&str, bool)] =
+    &[("locals", true), ("vars", false), ("dir", false), ("exec", true), ("eval", true)];
+
+/// Refuses functions that read or write their own namespace.
+pub fn check(body: &[Stmt]) -> Result<(), Refusal> {
+    struct Find(Option<Refusal>);
+    impl Visitor<'_> for Find {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            match stmt {
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                _ => ruff_python_ast::visitor::walk_stmt(self, stmt),
+            }
+        }
+        fn visit_expr(&mut self, e: &Expr) {
+            if let Expr::Call(c) = e {
+                if let Expr::Name(n) = &*c.func {
+                    for (name, any_args) in NAMESPACE_READERS {
+                        if n.id.as_str() == *name && (*any_args || c.arguments.is_empty()) && self.0.is_none() {
+                            self.0 = Some(Refusal::new(e, "namespace access",
+                                format!("`{name}()` sees the function's own namespace, which conversion changes")));
+                        }
+                    }
+                }
+            }
+            if !matches!(e, Expr::Lambda(_)) {
+                walk_expr(self, e);
+            }
+        }
+    }
+    let mut f = Find(None);
+    for s in body {
+        f.visit_stmt(s);
+    }
+    f.0.map_or(Ok(()), Err)
+}
+
+/// `super()` → `super(__class__, first)` in the function's own scope.
+pub fn explicit_super(body: &mut [Stmt], first: &str) {
+    super::expressions::rewrite(body, &|e| {
+        let Expr::Call(c) = e else { return };
+        if !c.arguments.is_empty() || !matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "super") {
+            return;
+        }
+        let range = c.range();
+        *e = ast_build::expr("super(__class__, FIRST)", vec![("FIRST", Sub::Expr(ast_build::name(first)))]);
+        ruff_python_ast::relocate::relocate_expr(e, range);
+    });
+}
+
+/// Moves `global`/`nonlocal` statements to `at` (after the docstring).
+pub fn hoist_declarations(body: &mut Vec<Stmt>, at: usize) {
+    let mut found = Vec::new();
+    take_declarations(body, &mut found);
+    let at = at.min(body.len());
+    body.splice(at..at, found);
+}
+
+fn take_declarations(body: &mut Vec<Stmt>, found: &mut Vec<Stmt>) {
+    let mut i = 0;
+    while i < body.len() {
+        if matches!(body[i], Stmt::Global(_) | Stmt::Nonlocal(_)) {
+            found.push(body.remove(i));
+            if body.is_empty() {
+                break;
+            }
+            continue;
+        }
+        blocks::for_each_block_vec(&mut body[i], &mut |b| {
+            take_declarations(b, found);
+            if b.is_empty() {
+                b.push(ast_build::stmt("pass", Default::default(), vec![]));
+            }
+        });
+        i += 1;
+    }
+}
+
+/// Where generated code may start: after the docstring and declarations.
+pub fn prologue_end(body: &[Stmt]) -> usize {
+    let mut i = 0;
+    if let Some(Stmt::Expr(ast::StmtExpr { value, .. })) = body.first() {
+        if value.is_string_literal_expr() {
+            i = 1;
+        }
+    }
+    while i < body.len() && matches!(body[i], Stmt::Global(_) | Stmt::Nonlocal(_)) {
+        i += 1;
+    }
+    i
+}

@@ -1,0 +1,150 @@
+//! The conversion passes, one per file, run in this fixed order on every
+//! function (innermost functions first), as AutoGraph orders its converters:
+//!
+//! | # | pass                       | rewrites                                        |
+//! |---|----------------------------|-------------------------------------------------|
+//! | 1 | [`functions`]              | refusals, `super()`, declarations to the top    |
+//! | 2 | [`break_statements`]       | `break` → flag, loop `else` → guarded code      |
+//! | 3 | [`asserts`]                | `assert` → `ag__.assert_stmt`                   |
+//! | 4 | [`continue_statements`]    | `continue` → flag                               |
+//! | 5 | [`return_statements`]      | `return` → flag and value, one exit             |
+//! | 6 | [`slices`]                 | `x[i]`, `x[i] = v` → `ag__.get_item/set_item`   |
+//! | 7 | [`call_trees`]             | `f(a)` → `ag__.converted_call(f)(a)`            |
+//! | 8 | [`conditional_expressions`]| `a if c else b` → `ag__.if_exp`                 |
+//! | 9 | [`logical_expressions`]    | `and`/`or`/`not`/chained comparisons            |
+//! | 10| [`control_flow`]           | `if`/`while`/`for` → `ag__.*_stmt` + functions  |
+//! | 11| [`variables`]              | unbound-local reads, declarations               |
+//!
+//! Analyses run before the rewrites that need them: scopes and reaching
+//! definitions on the function as written (pass 11 uses them), liveness and
+//! activity inside pass 10 on the code it converts. In generators and
+//! coroutines, passes 2, 4, 5 and 10 are skipped: moving code that yields or
+//! awaits into a nested function would change what it means.
+
+pub mod asserts;
+pub mod break_statements;
+pub mod call_trees;
+pub mod conditional_expressions;
+pub mod continue_statements;
+pub mod control_flow;
+mod exits;
+pub mod expressions;
+pub mod functions;
+pub mod logical_expressions;
+pub mod return_statements;
+pub mod slices;
+pub mod variables;
+
+use crate::analysis::{definitions, scopes::Scope};
+use crate::blocks;
+use crate::context::FunctionContext;
+use crate::error::Refusal;
+use crate::namer::Namer;
+use ruff_python_ast::visitor::{walk_expr, Visitor};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use std::collections::HashMap;
+
+/// Converts every function in `body` (a module or class body), at any depth.
+pub fn convert_scope_body(body: &mut [Stmt], in_class: bool, namer: &mut Namer, ag: &str) -> Result<(), Refusal> {
+    for stmt in body.iter_mut() {
+        convert_nested(stmt, in_class, namer, ag)?;
+    }
+    Ok(())
+}
+
+fn convert_nested(stmt: &mut Stmt, in_class: bool, namer: &mut Namer, ag: &str) -> Result<(), Refusal> {
+    match stmt {
+        Stmt::FunctionDef(f) => convert_function(f, in_class, namer, ag),
+        Stmt::ClassDef(c) => convert_scope_body(&mut c.body, true, namer, ag),
+        _ => {
+            let mut result = Ok(());
+            blocks::for_each_block(stmt, &mut |b| {
+                if result.is_ok() {
+                    result = convert_scope_body(b, in_class, namer, ag);
+                }
+            });
+            result
+        }
+    }
+}
+
+fn convert_function(f: &mut ast::StmtFunctionDef, in_class: bool, namer: &mut Namer, ag: &str) -> Result<(), Refusal> {
+    // Innermost first: the passes below treat nested functions as opaque.
+    convert_scope_body(&mut f.body, false, namer, ag)?;
+    let mut body: Vec<Stmt> = std::mem::take(&mut f.body).into_iter().collect();
+    let result = convert_body(&mut body, f, in_class, namer, ag);
+    f.body = body.into_iter().collect();
+    result
+}
+
+fn convert_body(
+    body: &mut Vec<Stmt>,
+    f: &ast::StmtFunctionDef,
+    in_class: bool,
+    namer: &mut Namer,
+    ag: &str,
+) -> Result<(), Refusal> {
+    functions::check(body)?;
+    let scope = Scope::of_function(Some(&f.parameters), body);
+    let unbound = definitions::possibly_unbound(&scope, body);
+    let convert_statements = !f.is_async && !yields(body);
+    let mut cx = FunctionContext {
+        namer,
+        ag: ag.to_string(),
+        scope,
+        unbound,
+        convert_statements,
+        extra_tests: HashMap::new(),
+    };
+    if in_class {
+        if let Some(first) = f.parameters.posonlyargs.first().or(f.parameters.args.first()) {
+            functions::explicit_super(body, first.parameter.name.as_str());
+        }
+    }
+    let prologue = functions::prologue_end(body);
+    if cx.convert_statements {
+        functions::hoist_declarations(body, prologue);
+    }
+    let prologue = functions::prologue_end(body);
+    if cx.convert_statements {
+        break_statements::run(body, &mut cx)?;
+    }
+    asserts::run(body, &cx);
+    if cx.convert_statements {
+        continue_statements::run(body, &mut cx)?;
+        return_statements::run(body, &mut cx, prologue)?;
+    }
+    slices::run(body, &cx);
+    call_trees::run(body, &cx);
+    conditional_expressions::run(body, &cx);
+    logical_expressions::run(body, &cx);
+    if cx.convert_statements {
+        control_flow::run(body, &mut cx);
+    }
+    variables::run(body, &cx, prologue);
+    Ok(())
+}
+
+/// Whether the function's own scope yields (it is a generator).
+fn yields(body: &[Stmt]) -> bool {
+    struct Y(bool);
+    impl Visitor<'_> for Y {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                ruff_python_ast::visitor::walk_stmt(self, stmt);
+            }
+        }
+        fn visit_expr(&mut self, e: &Expr) {
+            match e {
+                Expr::Yield(_) | Expr::YieldFrom(_) | Expr::Await(_) => self.0 = true,
+                Expr::Lambda(_) => {}
+                _ => walk_expr(self, e),
+            }
+        }
+    }
+    let mut y = Y(false);
+    for s in body {
+        y.visit_stmt(s);
+    }
+    y.0
+}

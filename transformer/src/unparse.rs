@@ -1,0 +1,92 @@
+//! Printing the converted module, and the source map back to the original.
+//!
+//! The generated code is printed by ruff's `Generator`. Every statement in
+//! the converted tree carries the range of the original statement it came
+//! from (generated ones that of the statement they stand for), so parsing
+//! the printed code again and pairing statements in order gives, for every
+//! generated line, the original line.
+
+use ruff_python_ast::visitor::{walk_stmt, Visitor};
+use ruff_python_ast::{Expr, Stmt};
+use ruff_python_codegen::{Generator, Indentation};
+use ruff_source_file::{LineEnding, LineIndex};
+use ruff_text_size::{Ranged, TextRange};
+use serde::Serialize;
+
+/// For each line of the converted source (index 0 = line 1), the original
+/// line it came from; 0 for lines with no origin (the runtime import).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SourceMap {
+    pub lines: Vec<u32>,
+}
+
+impl SourceMap {
+    /// The original line of converted line `line` (1-based), if any.
+    pub fn original_line(&self, line: u32) -> Option<u32> {
+        let l = *self.lines.get(line.checked_sub(1)? as usize)?;
+        (l > 0).then_some(l)
+    }
+}
+
+pub fn unparse(body: &[Stmt]) -> String {
+    let indent = Indentation::new("    ".to_string());
+    let mut s = String::new();
+    for stmt in body {
+        s.push_str(Generator::new(&indent, LineEnding::Lf).stmt(stmt).trim_start_matches('\n'));
+        s.push('\n');
+    }
+    s
+}
+
+/// An expression as source text (for error messages and `expr_repr`s).
+pub fn expr_source(e: &Expr) -> String {
+    let indent = Indentation::new("    ".to_string());
+    Generator::new(&indent, LineEnding::Lf).expr(e)
+}
+
+/// Statement ranges in source order, nested functions included.
+fn statement_ranges(body: &[Stmt]) -> Vec<TextRange> {
+    struct R(Vec<TextRange>);
+    impl Visitor<'_> for R {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            self.0.push(stmt.range());
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut r = R(Vec::new());
+    for s in body {
+        r.visit_stmt(s);
+    }
+    r.0
+}
+
+/// Pairs the statements of the converted tree (original ranges) with those
+/// of its printed form (`generated`).
+pub fn source_map(original: &str, converted: &[Stmt], generated: &str) -> SourceMap {
+    let reparsed = match ruff_python_parser::parse_module(generated) {
+        Ok(p) => p.into_suite(),
+        Err(_) => return SourceMap::default(),
+    };
+    let from = statement_ranges(converted);
+    let to = statement_ranges(&reparsed);
+    let original_lines = LineIndex::from_source_text(original);
+    let generated_lines = LineIndex::from_source_text(generated);
+    let n = generated.lines().count();
+    let mut lines = vec![0u32; n];
+    let mut starts = vec![false; n];
+    for (f, t) in from.iter().zip(&to) {
+        let g = generated_lines.line_index(t.start()).get() - 1;
+        let o = if f.is_empty() && f.start() == 0.into() { 0 } else { original_lines.line_index(f.start()).get() as u32 };
+        if g < n && !starts[g] {
+            lines[g] = o;
+            starts[g] = true;
+        }
+    }
+    // Lines inside a statement (continuations) take the statement's origin.
+    for i in 1..n {
+        if !starts[i] {
+            lines[i] = lines[i - 1];
+        }
+    }
+    SourceMap { lines }
+}
