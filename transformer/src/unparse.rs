@@ -31,7 +31,11 @@ impl SourceMap {
 pub fn unparse(body: &[Stmt]) -> String {
     let indent = Indentation::new("    ".to_string());
     let mut s = String::new();
-    for stmt in body {
+    for (i, stmt) in body.iter().enumerate() {
+        let def = |s: &Stmt| matches!(s, Stmt::FunctionDef(_) | Stmt::ClassDef(_));
+        if i > 0 && (def(stmt) || def(&body[i - 1])) {
+            s.push_str("\n\n");
+        }
         s.push_str(Generator::new(&indent, LineEnding::Lf).stmt(stmt).trim_start_matches('\n'));
         s.push('\n');
     }

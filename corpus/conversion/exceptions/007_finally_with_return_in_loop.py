@@ -1,7 +1,8 @@
 # id: conv-exceptions-007
 # construct: exceptions
 # modes: original,unstaged
-# expect: agree
+# expect: refused
+# reason: ConversionError: an exit inside `finally` cancels a pending exception or return
 # about: finally containing continue/break overrides a return and an exception in progress
 
 def f():

@@ -1,7 +1,8 @@
 # id: conv-return-003
 # construct: return
 # modes: original,unstaged
-# expect: agree
+# expect: refused
+# reason: ConversionError: an exit inside `finally` cancels a pending exception or return
 # about: a return in finally overrides the try's return value and swallows an exception
 
 def a():

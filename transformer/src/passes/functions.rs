@@ -86,8 +86,9 @@ fn take_declarations(body: &mut Vec<Stmt>, found: &mut Vec<Stmt>) {
             continue;
         }
         blocks::for_each_block_vec(&mut body[i], &mut |b| {
+            let was_empty = b.is_empty();
             take_declarations(b, found);
-            if b.is_empty() {
+            if b.is_empty() && !was_empty {
                 b.push(ast_build::stmt("pass", Default::default(), vec![]));
             }
         });
@@ -95,14 +96,17 @@ fn take_declarations(body: &mut Vec<Stmt>, found: &mut Vec<Stmt>) {
     }
 }
 
+/// 1 when `body` starts with a docstring, else 0.
+pub fn docstring_end(body: &[Stmt]) -> usize {
+    match body.first() {
+        Some(Stmt::Expr(ast::StmtExpr { value, .. })) if value.is_string_literal_expr() => 1,
+        _ => 0,
+    }
+}
+
 /// Where generated code may start: after the docstring and declarations.
 pub fn prologue_end(body: &[Stmt]) -> usize {
-    let mut i = 0;
-    if let Some(Stmt::Expr(ast::StmtExpr { value, .. })) = body.first() {
-        if value.is_string_literal_expr() {
-            i = 1;
-        }
-    }
+    let mut i = docstring_end(body);
     while i < body.len() && matches!(body[i], Stmt::Global(_) | Stmt::Nonlocal(_)) {
         i += 1;
     }

@@ -101,9 +101,8 @@ fn convert_body(
             functions::explicit_super(body, first.parameter.name.as_str());
         }
     }
-    let prologue = functions::prologue_end(body);
     if cx.convert_statements {
-        functions::hoist_declarations(body, prologue);
+        functions::hoist_declarations(body, functions::docstring_end(body));
     }
     let prologue = functions::prologue_end(body);
     if cx.convert_statements {

@@ -29,7 +29,7 @@ pub fn run(body: &mut Vec<Stmt>, cx: &FunctionContext, prologue: usize) {
         for s in body.iter_mut() {
             w.visit_stmt(s);
         }
-        deletions(body, cx);
+        statement_checks(body, cx, false);
     }
     declare(body, cx, prologue);
 }
@@ -91,15 +91,23 @@ impl Transformer for Loads<'_, '_> {
     }
 }
 
-/// `del a, b` → `ag__.ld(lambda: a, 'a'); del a; ...` where needed.
-fn deletions(body: &mut Vec<Stmt>, cx: &FunctionContext) {
+/// Statements that read a possibly unbound local before anything else:
+/// `del a, b` → `ag__.ld(lambda: a, 'a'); del a; ...` (anywhere, see the
+/// module doc) and, in generated functions, `x += v` → `ag__.ld(lambda: x,
+/// 'x'); x += v`.
+fn statement_checks(body: &mut Vec<Stmt>, cx: &FunctionContext, in_thunk: bool) {
     let mut out = Vec::with_capacity(body.len());
     for mut stmt in std::mem::take(body) {
         match &mut stmt {
             Stmt::FunctionDef(f) if cx.namer.is_generated(f.name.as_str()) => {
                 let mut b: Vec<Stmt> = std::mem::take(&mut f.body).into_iter().collect();
-                deletions(&mut b, cx);
+                statement_checks(&mut b, cx, true);
                 f.body = b.into_iter().collect();
+            }
+            Stmt::AugAssign(a) if in_thunk && matches!(&*a.target, Expr::Name(n) if cx.unbound.contains(&n.range)) => {
+                if let Expr::Name(n) = &*a.target {
+                    out.push(ast_build::stmt("X", a.range, vec![("X", Sub::Expr(ld(n.id.as_str(), cx)))]));
+                }
             }
             Stmt::Delete(d) if d.targets.iter().any(|t| needs_check(t, cx)) => {
                 let range = d.range;
@@ -111,7 +119,7 @@ fn deletions(body: &mut Vec<Stmt>, cx: &FunctionContext) {
                 }
                 continue;
             }
-            _ => blocks::for_each_block_vec(&mut stmt, &mut |b| deletions(b, cx)),
+            _ => blocks::for_each_block_vec(&mut stmt, &mut |b| statement_checks(b, cx, in_thunk)),
         }
         out.push(stmt);
     }

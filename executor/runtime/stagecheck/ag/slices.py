@@ -9,8 +9,9 @@ def get_item(target, i):
     return target[i]
 
 
-def set_item(target, i, value):
-    """Called after `value` was evaluated, as Python evaluates it first."""
+def set_item(target, key, value):
+    """`target[key] = value`. Converted code passes the arguments by keyword
+    in Python's evaluation order (value, target, key)."""
     if dispatch.staged(target):
-        return dispatch.impl('set_item')(target, i, value)
-    target[i] = value
+        return dispatch.impl('set_item')(target, key, value)
+    target[key] = value

@@ -1,0 +1,4 @@
+def peek(x):
+    if x:
+        y = 2
+    return locals()
