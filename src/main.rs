@@ -46,6 +46,11 @@ enum Command {
         #[arg(long)]
         map: bool,
     },
+    /// The regression corpus (corpus/): `stagecheck corpus replay [DIR]`.
+    Corpus {
+        #[command(subcommand)]
+        action: CorpusAction,
+    },
     /// Run a program in several modes and compare them (Snek's convergence property).
     ///
     /// Exit status: 0 when all modes agree (or a mode was refused explicitly),
@@ -65,6 +70,18 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum CorpusAction {
+    /// Re-check every program against the verdict its header expects.
+    ///
+    /// Exit status: 0 when all match, 1 when any does not, 2 on bad input.
+    Replay {
+        /// The corpus directory.
+        #[arg(default_value = "corpus")]
+        dir: PathBuf,
+    },
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -72,6 +89,7 @@ fn main() -> ExitCode {
             run(&file, json, time_limit, memory_limit)
         }
         Command::Convert { file, map } => convert(&file, map),
+        Command::Corpus { action: CorpusAction::Replay { dir } } => corpus_replay(&dir),
         Command::Check { file, modes, json, time_limit } => check_cmd(&file, &modes, json, time_limit),
     };
     match result {
@@ -180,4 +198,22 @@ fn print_report(report: &stagecheck::check::CheckReport) {
             ModeRun::Uncompilable { message, .. } => println!("  {mode:<9} uncompilable: {message}"),
         }
     }
+}
+
+fn corpus_replay(dir: &Path) -> Result<ExitCode, InputError> {
+    let paths = stagecheck::corpus::files(dir);
+    if paths.is_empty() {
+        return Err(InputError(format!("{}: no .py files (is it the corpus directory?)", dir.display())));
+    }
+    let mut worker = Worker::new(Config::default());
+    let mut failed = 0;
+    for p in &paths {
+        let entry = stagecheck::corpus::Entry::load(p).map_err(InputError)?;
+        if let Err(e) = entry.replay(&mut worker) {
+            println!("FAIL {e}");
+            failed += 1;
+        }
+    }
+    println!("corpus: {} programs, {} as expected, {failed} not", paths.len(), paths.len() - failed);
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -72,3 +72,65 @@ fn bad_input_exits_2_naming_file_and_place() {
     let out = stagecheck(&["run", "--time-limit", "-1", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+const LOOP: &[u8] = b"def f(xs):\n    total = 0\n    for x in xs:\n        if x > 1:\n            total += 10 // (x - 3)\n    return total\n\nprint(f([1, 2]))\nf([3])\n";
+
+#[test]
+fn convert_prints_autograph_style_code_and_its_source_map() {
+    let p = program("loop.py", LOOP);
+    let out = stagecheck(&["convert", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let code = text(&out.stdout);
+    for needle in ["from stagecheck import ag as ag__", "def loop_body(itr):", "ag__.for_stmt(", "ag__.if_stmt(x > 1"] {
+        assert!(code.contains(needle), "{needle} missing in:\n{code}");
+    }
+    let out = stagecheck(&["convert", "--map", p.to_str().unwrap()]);
+    let map = text(&out.stdout);
+    // `total += 10 // (x - 3)` is original line 5 wherever it lands.
+    let line = map.lines().find(|l| l.contains("total += 10")).expect("mapped line");
+    assert_eq!(line.split_whitespace().nth(1), Some("5"), "{map}");
+}
+
+#[test]
+fn convert_refuses_with_file_line_and_reason() {
+    let p = program("locals.py", b"x = 1\n\ndef f():\n    a = 1\n    return locals()\n");
+    let out = stagecheck(&["convert", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("locals.py:5: ConversionError: namespace access"), "{err}");
+    let p = program("syntax.py", b"def f(:\n    pass\n");
+    let out = stagecheck(&["convert", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("syntax.py:1"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn check_agrees_and_reports_the_original_line_of_an_exception() {
+    let p = program("loop_check.py", LOOP);
+    let out = stagecheck(&["check", "--json", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["verdict"]["verdict"], "agree");
+    for run in doc["runs"].as_array().unwrap() {
+        let t = &run[1]["outcome"]["terminal"];
+        assert_eq!(t["exc_type"], "ZeroDivisionError", "{run}");
+        assert_eq!(t["line"], 5, "{} reports line {}", run[0], t["line"]);
+    }
+}
+
+#[test]
+fn check_exits_1_on_a_divergence_and_2_on_bad_usage() {
+    // Converted code uses more frames per call: recursion close to the
+    // limit completes as written and overflows converted.
+    let deep = b"def down(n):\n    if n == 0:\n        return 0\n    return 1 + down(n - 1)\n\nprint(down(950))\n";
+    let p = program("deep.py", deep);
+    let out = stagecheck(&["check", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("DIVERGED"), "{}", text(&out.stdout));
+    let out = stagecheck(&["check", "--modes", "original,bogus", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown mode 'bogus'"), "{}", text(&out.stderr));
+    let out = stagecheck(&["check", "/nonexistent/prog.py"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/nonexistent/prog.py"), "{}", text(&out.stderr));
+}

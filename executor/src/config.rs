@@ -13,7 +13,8 @@ pub struct Config {
     pub recursion_limit: usize,
     /// Bytes of stdout kept per run (default 1 MiB); the rest is cut and flagged.
     pub stdout_limit: usize,
-    /// Native modules a program may import.
+    /// Native modules a program may import (the `stagecheck` runtime is always
+    /// importable, see [`crate::runtime`]).
     pub allowed_modules: Vec<String>,
     /// Exposes `__stagecheck_panic__()` to programs (tests of crash handling only).
     pub debug_panic: bool,

@@ -7,7 +7,8 @@
 //!   in native code.
 //! - Limits: wall clock ([`watchdog`]), memory ([`alloc`], [`guards`]),
 //!   recursion (RustPython's own RecursionError).
-//! - [`sandbox`]: what a program can import and reach.
+//! - [`sandbox`]: what a program can import and reach; [`runtime`]: the
+//!   `stagecheck` package converted programs import.
 
 pub mod alloc;
 mod capture;
@@ -17,6 +18,7 @@ pub mod guards;
 pub mod outcome;
 mod panics;
 pub mod render;
+pub mod runtime;
 pub mod sandbox;
 pub mod value;
 pub mod watchdog;

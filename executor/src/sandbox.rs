@@ -4,9 +4,10 @@
 //! `os`, `posix`, `_signal`, `_ctypes` modules and the file-backed `_io.FileIO`
 //! do not exist in the binary at all. On top of that:
 //! - `__import__` is replaced by [`_stagecheck_sandbox::__import__`], which
-//!   imports only the allow-listed native modules (`math`, later the
-//!   `stagecheck` runtime) and refuses everything else with an ImportError;
-//!   there is no import from disk and no other importer to fall back on;
+//!   imports only the allow-listed native modules (`math`) and the
+//!   `stagecheck` runtime ([`crate::runtime`], executed once per interpreter)
+//!   and refuses everything else with an ImportError; there is no import from
+//!   disk and no other importer to fall back on;
 //! - `open`, `input`, `breakpoint`, `help`, `exit`, `quit` and the licence
 //!   helpers are removed from builtins (NameError);
 //! - `sys.stdout`/`sys.stderr` are the per-run capture ([`crate::capture`]);
@@ -19,8 +20,8 @@
 //! ([`REFUSED_SYS`], [`REFUSED_IMP`]) are replaced by one that raises
 //! RuntimeError — a raised recursion limit would let a program overflow the
 //! native stack and kill the harness — and `sys`'s dict is restored after
-//! every run like builtins'. The tests in `executor/tests/sandbox.rs` try
-//! these walks.
+//! every run, like builtins', `sys.modules` and the runtime modules' dicts.
+//! The tests in `executor/tests/sandbox.rs` try these walks.
 
 use crate::capture;
 use rustpython_vm::{
@@ -52,9 +53,10 @@ thread_local! {
 
 /// The builtins and modules as the sandbox leaves them, restored after every run.
 pub struct Snapshot {
-    builtins: Vec<(PyObjectRef, PyObjectRef)>,
-    sys: Vec<(PyObjectRef, PyObjectRef)>,
-    modules: Vec<PyObjectRef>,
+    /// The dicts runs share and their items at build: builtins', `sys`'s,
+    /// `sys.modules` and each runtime module's. Shallow: an object they hold
+    /// is restored as a binding, not in its own state.
+    dicts: Vec<(PyDictRef, Vec<(PyObjectRef, PyObjectRef)>)>,
 }
 
 /// Builds a sandboxed interpreter and the sender its watchdog interrupts it through.
@@ -81,6 +83,7 @@ pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool)
         .build();
     let snapshot = interp.enter(|vm| {
         confine(vm, recursion_limit, debug_panic).expect("sandbox setup cannot fail");
+        crate::runtime::install(vm);
         Snapshot::take(vm)
     });
     (interp, tx, snapshot)
@@ -121,33 +124,41 @@ fn confine(vm: &VirtualMachine, recursion_limit: usize, debug_panic: bool) -> Py
 }
 
 /// `sys.modules`, as the VM's importer sees it.
-fn sys_modules(vm: &VirtualMachine) -> Option<PyDictRef> {
+pub(crate) fn sys_modules(vm: &VirtualMachine) -> Option<PyDictRef> {
     vm.sys_module.get_attr("modules", vm).ok()?.downcast::<PyDict>().ok()
 }
 
 impl Snapshot {
     fn take(vm: &VirtualMachine) -> Snapshot {
-        let builtins = vm.builtins.dict().items_vec();
-        let sys = vm.sys_module.dict().items_vec();
-        let modules = sys_modules(vm).map(|d| d.keys_vec()).unwrap_or_default();
-        Snapshot { builtins, sys, modules }
+        let modules = sys_modules(vm).expect("sys.modules is a dict");
+        let runtime = crate::runtime::MODULES.iter().map(|(name, _)| {
+            let module = modules.get_item(*name, vm).expect("runtime installed");
+            module.dict().expect("a module has a dict")
+        });
+        let dicts = [vm.builtins.dict(), vm.sys_module.dict(), modules.clone()]
+            .into_iter()
+            .chain(runtime)
+            .map(|dict| {
+                let items = dict.items_vec();
+                (dict, items)
+            })
+            .collect();
+        Snapshot { dicts }
     }
 
-    /// Undoes what a run did to state shared between runs: builtins and `sys`
-    /// attributes it rebound or deleted, and modules it imported (re-imported
-    /// fresh next time).
+    /// Undoes what a run did to state shared between runs: builtins, `sys`
+    /// and runtime module attributes it rebound or deleted, and modules it
+    /// imported (re-imported fresh next time). A dict the run left alone is
+    /// not rewritten.
     pub fn restore(&self, vm: &VirtualMachine) {
-        // `sys` first: `sys.modules` below must be the snapshot's dict again.
-        for (dict, items) in [(vm.sys_module.dict(), &self.sys), (vm.builtins.dict(), &self.builtins)] {
-            dict.clear();
-            for (k, v) in items {
-                let _ = dict.set_item(&**k, v.clone(), vm);
-            }
-        }
-        if let Some(modules) = sys_modules(vm) {
-            for key in modules.keys_vec() {
-                if !self.modules.iter().any(|k| k.is(&key)) {
-                    let _ = modules.del_item(&*key, vm);
+        for (dict, items) in &self.dicts {
+            let now = dict.items_vec();
+            let unchanged = now.len() == items.len()
+                && now.iter().zip(items).all(|((k, v), (k0, v0))| k.is(k0) && v.is(v0));
+            if !unchanged {
+                dict.clear();
+                for (k, v) in items {
+                    let _ = dict.set_item(&**k, v.clone(), vm);
                 }
             }
         }
@@ -160,13 +171,13 @@ pub(crate) mod _stagecheck_sandbox {
         builtins::PyStrRef, function::OptionalArg, PyObjectRef, PyResult, VirtualMachine,
     };
 
-    /// The only importer: allow-listed native modules, nothing else.
+    /// The only importer: the runtime and allow-listed native modules, nothing else.
     #[pyfunction]
     fn __import__(
         name: PyStrRef,
         _globals: OptionalArg<PyObjectRef>,
         _locals: OptionalArg<PyObjectRef>,
-        _fromlist: OptionalArg<PyObjectRef>,
+        fromlist: OptionalArg<PyObjectRef>,
         level: OptionalArg<i64>,
         vm: &VirtualMachine,
     ) -> PyResult {
@@ -177,6 +188,9 @@ pub(crate) mod _stagecheck_sandbox {
                 "stagecheck sandbox: relative imports are not allowed",
                 name,
             ));
+        }
+        if crate::runtime::owns(&name_str) {
+            return crate::runtime::import(vm, &name_str, fromlist.into_option());
         }
         if !allowed {
             let list = super::ALLOWED.with(|a| a.borrow().join(", "));

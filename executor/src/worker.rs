@@ -60,17 +60,23 @@ impl Worker {
     }
 }
 
+/// Starts a worker thread and waits until its interpreter is built: an
+/// interpreter that cannot be built (a broken runtime module) panics here, in
+/// the caller, rather than reading as a diverged run.
 fn spawn(config: Config) -> mpsc::Sender<Job> {
     let (tx, rx) = mpsc::channel::<Job>();
+    let (ready, built) = mpsc::channel::<()>();
     thread::Builder::new()
         .name("stagecheck-worker".into())
         .stack_size(STACK_SIZE)
         .spawn(move || {
             let mut executor = Executor::new(config);
+            let _ = ready.send(());
             for job in rx {
                 let _ = job.reply.send(executor.run(&job.source, &job.path));
             }
         })
         .expect("spawn worker thread");
+    built.recv().expect("the worker's interpreter could not be built (its panic is printed above)");
     tx
 }

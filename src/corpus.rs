@@ -1,0 +1,110 @@
+//! The regression corpus: one program per file, with a header of
+//! `# key: value` comment lines naming what is expected of it.
+//!
+//! ```text
+//! # id: conv-if-001
+//! # construct: if
+//! # modes: original,unstaged
+//! # expect: agree            (or: refused, diverged)
+//! # reason: why a refusal or an accepted divergence is expected
+//! # about: what the program checks
+//! ```
+//! `replay` re-checks an entry against its expected verdict.
+
+use crate::check::check;
+use crate::executor::Worker;
+use crate::modes::Mode;
+use crate::oracle::Verdict;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    Agree,
+    Refused,
+    Diverged,
+}
+
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub path: PathBuf,
+    pub id: String,
+    pub construct: String,
+    pub modes: Vec<Mode>,
+    pub expect: Expect,
+    pub reason: Option<String>,
+    pub source: String,
+}
+
+impl Entry {
+    /// Reads one corpus file and its header.
+    pub fn load(path: &Path) -> Result<Entry, String> {
+        let source = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let field = |key: &str| {
+            source
+                .lines()
+                .take_while(|l| l.starts_with('#'))
+                .find_map(|l| l.strip_prefix(&format!("# {key}:")).map(|v| v.trim().to_string()))
+        };
+        let bad = |what: &str| format!("{}:1: corpus header: {what}", path.display());
+        let modes = field("modes")
+            .ok_or_else(|| bad("no `# modes:` line"))?
+            .split(',')
+            .map(|m| m.trim().parse::<Mode>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| bad(&e))?;
+        let expect = match field("expect").as_deref() {
+            Some("agree") => Expect::Agree,
+            Some("refused") => Expect::Refused,
+            Some("diverged") => Expect::Diverged,
+            other => return Err(bad(&format!("`# expect:` must be agree, refused or diverged, not {other:?}"))),
+        };
+        Ok(Entry {
+            id: field("id").ok_or_else(|| bad("no `# id:` line"))?,
+            construct: field("construct").unwrap_or_default(),
+            modes,
+            expect,
+            reason: field("reason"),
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Checks the entry; `Err` says how the verdict differs from the expected one.
+    pub fn replay(&self, worker: &mut Worker) -> Result<Verdict, String> {
+        let path = self.path.display().to_string();
+        let report = check(worker, &self.source, &path, &self.modes).map_err(|e| e.to_string())?;
+        let got = match &report.verdict {
+            Verdict::Agree => Expect::Agree,
+            Verdict::Refused { .. } => Expect::Refused,
+            Verdict::Diverged { .. } => Expect::Diverged,
+        };
+        if got == self.expect {
+            Ok(report.verdict)
+        } else {
+            Err(format!(
+                "{path}: expected {:?}, got {}",
+                self.expect,
+                serde_json::to_string(&report.verdict).unwrap_or_default()
+            ))
+        }
+    }
+}
+
+/// Every `.py` file under `dir`, sorted by path.
+pub fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "py") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
