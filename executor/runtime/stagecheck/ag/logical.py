@@ -1,29 +1,33 @@
 """Mirrors the `logical_expressions` converter: and, or, not, chained comparisons.
 
 Operands arrive as functions and are evaluated lazily, left to right, each
-at most once, with each truth test done once, as Python does.
+at most once, with each truth test done once, as Python does. Where the
+result is itself only tested for truth (an `if` or `while` test, ...), the
+converter passes `test=True`: a short-circuiting operand, already tested,
+is returned as a bool, so that the statement's own test does not call its
+`__bool__` a second time (Python jumps there without testing it again).
 """
 
 from stagecheck.ag import dispatch
 
 
-def and_(*operands):
+def and_(*operands, test=False):
     for operand in operands[:-1]:
         value = operand()
         if dispatch.staged(value):
             return dispatch.impl('and_')(value, operands)
         if not value:
-            return value
+            return False if test else value
     return operands[-1]()
 
 
-def or_(*operands):
+def or_(*operands, test=False):
     for operand in operands[:-1]:
         value = operand()
         if dispatch.staged(value):
             return dispatch.impl('or_')(value, operands)
         if value:
-            return value
+            return True if test else value
     return operands[-1]()
 
 
