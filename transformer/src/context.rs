@@ -17,6 +17,9 @@ pub struct FunctionContext<'n> {
     /// Whether statements are converted (not in generators and coroutines,
     /// where moving code into nested functions would change its meaning).
     pub convert_statements: bool,
+    /// Whether expressions may move into lambdas (not where the function
+    /// reads its own namespace: a lambda has another).
+    pub thunks: bool,
     /// Conditions a loop must also satisfy to go on (`not break_`,
     /// `not do_return`), by the loop statement's range; set by the break and
     /// return passes, consumed by control_flow (AutoGraph's `extra_test`).

@@ -88,7 +88,14 @@ fn convert_inner(source: &str, path: &str) -> Result<Conversion, ConversionError
     }
     body.insert(at, header);
     let text = unparse::unparse(&body);
-    let map = unparse::source_map(source, &body, &text);
+    // ruff's printer has limits of its own; refuse rather than emit what
+    // they break (the original's first line is named: the printer's errors
+    // carry no original position).
+    let map = unparse::source_map(source, &body, &text)
+        .map_err(|e| error(0.into(), "printer", format!("the printed code does not parse: {e}")))?;
+    if unparse::py311_unsupported(&text) > unparse::py311_unsupported(source) {
+        return Err(error(0.into(), "printer", "the printed code would need a newer Python than the original (an f-string's quotes)".into()));
+    }
     Ok(Conversion { source: text, map, runtime_name: ag })
 }
 

@@ -64,13 +64,20 @@ fn statement_ranges(body: &[Stmt]) -> Vec<TextRange> {
     r.0
 }
 
+/// Syntax of the printed code that Python 3.11 lacks (3.12 f-string quote
+/// reuse, ...), counted; the printer may introduce some the original lacked.
+pub fn py311_unsupported(source: &str) -> usize {
+    use ruff_python_ast::PythonVersion;
+    use ruff_python_parser::{Mode, ParseOptions};
+    let options = ParseOptions::from(Mode::Module).with_target_version(PythonVersion::PY311);
+    ruff_python_parser::parse(source, options).map_or(0, |p| p.unsupported_syntax_errors().len())
+}
+
 /// Pairs the statements of the converted tree (original ranges) with those
-/// of its printed form (`generated`).
-pub fn source_map(original: &str, converted: &[Stmt], generated: &str) -> SourceMap {
-    let reparsed = match ruff_python_parser::parse_module(generated) {
-        Ok(p) => p.into_suite(),
-        Err(_) => return SourceMap::default(),
-    };
+/// of its printed form (`generated`). `Err`: the printed code does not parse
+/// (a printer bug; the caller refuses rather than emit it).
+pub fn source_map(original: &str, converted: &[Stmt], generated: &str) -> Result<SourceMap, String> {
+    let reparsed = ruff_python_parser::parse_module(generated).map_err(|e| e.to_string())?.into_suite();
     let from = statement_ranges(converted);
     let to = statement_ranges(&reparsed);
     let original_lines = LineIndex::from_source_text(original);
@@ -92,5 +99,5 @@ pub fn source_map(original: &str, converted: &[Stmt], generated: &str) -> Source
             lines[i] = lines[i - 1];
         }
     }
-    SourceMap { lines }
+    Ok(SourceMap { lines })
 }

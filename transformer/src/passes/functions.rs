@@ -1,9 +1,10 @@
 //! Pass 1, functions: what must hold of a function before its statements
 //! move into nested functions.
 //!
-//! - Refused: functions that look at their own namespace (`locals()`,
-//!   `vars()`, `dir()` without arguments, `exec`, `eval`): converted, that
-//!   namespace changes.
+//! - Functions that look at their own namespace (`locals()`, `vars()` and
+//!   `dir()` without arguments, `exec`/`eval` without a namespace) are found
+//!   here: converting their statements or moving their expressions into
+//!   lambdas would change that namespace, so they are only partly converted.
 //! - `super()` without arguments in a method becomes `super(__class__,
 //!   <first parameter>)`: Python finds both implicitly from the frame, which
 //!   inside a nested function is the wrong one.
@@ -18,10 +19,11 @@ use ruff_python_ast::visitor::{walk_expr, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
-const NAMESPACE_READERS: &[(&str, bool)] =
-    &[("locals", true), ("vars", false), ("dir", false), ("exec", true), ("eval", true)];
+/// Builtins that see the caller's namespace when called with at most this
+/// many arguments (`exec(code, ns)` has its own namespace; `exec(code)` not).
+const NAMESPACE_READERS: &[(&str, usize)] = &[("locals", usize::MAX), ("vars", 0), ("dir", 0), ("exec", 1), ("eval", 1)];
 
-/// Refuses functions that read or write their own namespace.
+/// `Err` (the first such call) when the function reads or writes its own namespace.
 pub fn check(body: &[Stmt]) -> Result<(), Refusal> {
     struct Find(Option<Refusal>);
     impl Visitor<'_> for Find {
@@ -34,8 +36,8 @@ pub fn check(body: &[Stmt]) -> Result<(), Refusal> {
         fn visit_expr(&mut self, e: &Expr) {
             if let Expr::Call(c) = e {
                 if let Expr::Name(n) = &*c.func {
-                    for (name, any_args) in NAMESPACE_READERS {
-                        if n.id.as_str() == *name && (*any_args || c.arguments.is_empty()) && self.0.is_none() {
+                    for (name, max_args) in NAMESPACE_READERS {
+                        if n.id.as_str() == *name && c.arguments.len() <= *max_args && self.0.is_none() {
                             self.0 = Some(Refusal::new(e, "namespace access",
                                 format!("`{name}()` sees the function's own namespace, which conversion changes")));
                         }
@@ -65,6 +67,28 @@ pub fn explicit_super(body: &mut [Stmt], first: &str) {
         *e = ast_build::expr("super(__class__, FIRST)", vec![("FIRST", Sub::Expr(ast_build::name(first)))]);
         ruff_python_ast::relocate::relocate_expr(e, range);
     });
+}
+
+/// `x: T = v` → `x = v`, and `x: T` → `pass`, for names: a name bound in a
+/// generated function is declared `nonlocal` there, which Python forbids
+/// for annotated names; annotations of a function's locals are never
+/// evaluated, so nothing changes.
+pub fn drop_local_annotations(body: &mut Vec<Stmt>) {
+    for stmt in body.iter_mut() {
+        blocks::for_each_block_vec(stmt, &mut drop_local_annotations);
+        let Stmt::AnnAssign(a) = stmt else { continue };
+        if !matches!(&*a.target, Expr::Name(_)) {
+            continue;
+        }
+        let range = a.range;
+        *stmt = match a.value.take() {
+            Some(v) => ast_build::stmt("X = V", range, vec![
+                ("X", Sub::Expr(std::mem::replace(&mut *a.target, ast_build::name("_")))),
+                ("V", Sub::Expr(*v)),
+            ]),
+            None => ast_build::stmt("pass", range, vec![]),
+        };
+    }
 }
 
 /// Moves `global`/`nonlocal` statements to `at` (after the docstring).

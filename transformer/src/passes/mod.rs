@@ -3,7 +3,7 @@
 //!
 //! | # | pass                       | rewrites                                        |
 //! |---|----------------------------|-------------------------------------------------|
-//! | 1 | [`functions`]              | refusals, `super()`, declarations to the top    |
+//! | 1 | [`functions`]              | refusals, `super()`, declarations to the top, local annotations dropped |
 //! | 2 | [`break_statements`]       | `break` → flag, loop `else` → guarded code      |
 //! | 3 | [`asserts`]                | `assert` → `ag__.assert_stmt`                   |
 //! | 4 | [`continue_statements`]    | `continue` → flag                               |
@@ -19,7 +19,9 @@
 //! definitions on the function as written (pass 11 uses them), liveness and
 //! activity inside pass 10 on the code it converts. In generators and
 //! coroutines, passes 2, 4, 5 and 10 are skipped: moving code that yields or
-//! awaits into a nested function would change what it means.
+//! awaits into a nested function would change what it means. Functions that
+//! read their own namespace (`locals()`, `vars()`, `dir()`, `exec(s)`,
+//! `eval(s)`) also skip 3, 8 and 9, which put code into lambdas.
 
 pub mod asserts;
 pub mod break_statements;
@@ -84,16 +86,19 @@ fn convert_body(
     namer: &mut Namer,
     ag: &str,
 ) -> Result<(), Refusal> {
-    functions::check(body)?;
+    // A function that reads its own namespace keeps its statements and gets
+    // no lambdas: both would change what `locals()` or `eval(s)` see.
+    let reads_namespace = functions::check(body).is_err();
     let scope = Scope::of_function(Some(&f.parameters), body);
     let unbound = definitions::possibly_unbound(&scope, body);
-    let convert_statements = !f.is_async && !yields(body);
+    let convert_statements = !f.is_async && !yields(body) && !reads_namespace;
     let mut cx = FunctionContext {
         namer,
         ag: ag.to_string(),
         scope,
         unbound,
         convert_statements,
+        thunks: !reads_namespace,
         extra_tests: HashMap::new(),
     };
     if in_class {
@@ -103,20 +108,25 @@ fn convert_body(
     }
     if cx.convert_statements {
         functions::hoist_declarations(body, functions::docstring_end(body));
+        functions::drop_local_annotations(body);
     }
     let prologue = functions::prologue_end(body);
     if cx.convert_statements {
         break_statements::run(body, &mut cx)?;
     }
-    asserts::run(body, &cx);
+    if cx.thunks {
+        asserts::run(body, &cx);
+    }
     if cx.convert_statements {
         continue_statements::run(body, &mut cx)?;
         return_statements::run(body, &mut cx, prologue)?;
     }
     slices::run(body, &cx);
     call_trees::run(body, &cx);
-    conditional_expressions::run(body, &cx);
-    logical_expressions::run(body, &cx);
+    if cx.thunks {
+        conditional_expressions::run(body, &cx);
+        logical_expressions::run(body, &cx);
+    }
     if cx.convert_statements {
         control_flow::run(body, &mut cx);
     }
