@@ -93,11 +93,11 @@ fn convert_prints_autograph_style_code_and_its_source_map() {
 
 #[test]
 fn convert_refuses_with_file_line_and_reason() {
-    let p = program("locals.py", b"x = 1\n\ndef f():\n    a = 1\n    return locals()\n");
+    let p = program("finally.py", b"x = 1\n\ndef f(xs):\n    for x in xs:\n        try:\n            pass\n        finally:\n            break\n");
     let out = stagecheck(&["convert", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.contains("locals.py:5: ConversionError: namespace access"), "{err}");
+    assert!(err.contains("finally.py:8: ConversionError: break in finally"), "{err}");
     let p = program("syntax.py", b"def f(:\n    pass\n");
     let out = stagecheck(&["convert", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));

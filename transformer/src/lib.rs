@@ -87,7 +87,7 @@ fn convert_inner(source: &str, path: &str) -> Result<Conversion, ConversionError
         i.names[0].asname = Some(ruff_python_ast::Identifier::new(ag.as_str(), Default::default()));
     }
     body.insert(at, header);
-    let text = unparse::unparse(&body);
+    let text = unparse::fix_floats(&body, unparse::unparse(&body));
     // ruff's printer has limits of its own; refuse rather than emit what
     // they break (the original's first line is named: the printer's errors
     // carry no original position).

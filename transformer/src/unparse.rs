@@ -64,6 +64,45 @@ fn statement_ranges(body: &[Stmt]) -> Vec<TextRange> {
     r.0
 }
 
+/// Float literals in visiting order, with their ranges.
+fn floats(body: &[Stmt]) -> Vec<(TextRange, f64)> {
+    use ruff_python_ast::visitor::walk_expr;
+    struct F(Vec<(TextRange, f64)>);
+    impl Visitor<'_> for F {
+        fn visit_expr(&mut self, e: &Expr) {
+            if let Expr::NumberLiteral(n) = e {
+                if let ruff_python_ast::Number::Float(f) = n.value {
+                    self.0.push((n.range, f));
+                }
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut f = F(Vec::new());
+    for s in body {
+        f.visit_stmt(s);
+    }
+    f.0
+}
+
+/// ruff's printer writes floats with too few digits (`0.9999999999999999`
+/// becomes `1.0`): every float literal whose printed value differs from the
+/// tree's is rewritten with Rust's shortest round-trip form, which Python
+/// reads back exactly.
+pub fn fix_floats(converted: &[Stmt], text: String) -> String {
+    let Ok(parsed) = ruff_python_parser::parse_module(&text) else { return text };
+    let want = floats(converted);
+    let got = floats(parsed.suite());
+    let mut text = text;
+    for ((range, printed), (_, value)) in got.iter().zip(&want).rev() {
+        if printed.to_bits() != value.to_bits() {
+            let exact = format!("{value:?}");
+            text.replace_range(usize::from(range.start())..usize::from(range.end()), &exact);
+        }
+    }
+    text
+}
+
 /// Syntax of the printed code that Python 3.11 lacks (3.12 f-string quote
 /// reuse, ...), counted; the printer may introduce some the original lacked.
 pub fn py311_unsupported(source: &str) -> usize {

@@ -1,0 +1,103 @@
+//! Conversions per second of a realistic 30-line function, on one thread,
+//! and where the time goes: parse (ruff's parser alone), passes (every
+//! converter, through `passes::convert_scope_body`), print (unparse) and
+//! source map (which parses the printed code again).
+//! Target (issue 3): >= 5,000 conversions/s, release build.
+//!
+//!     cargo bench --bench convert
+
+use stagecheck_transformer::{convert, namer::Namer, passes, unparse};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const PROGRAM: &str = "\
+def scan(items, limit, table):
+    total = 0
+    count = 0
+    found = None
+    for i in range(len(items)):
+        item = items[i]
+        if item is None or item < 0:
+            continue
+        if item > limit and not table:
+            found = i
+            break
+        key = item % 7
+        if key in table:
+            table[key] = table[key] + item
+        else:
+            table[key] = item
+        total += item
+        count += 1
+    while count > 0 and total > limit:
+        total = total // 2
+        count -= 1
+        if total % 3 == 0:
+            break
+    if found is not None:
+        return found, total
+    best = max(table.values()) if table else 0
+    if best > total or count == 0:
+        return -1, best
+    result = [table[k] for k in sorted(table) if table[k] > 1]
+    print(total, count, result[0:3])
+    return count, total
+";
+
+const WINDOW: Duration = Duration::from_secs(3);
+
+/// Runs `f` for WINDOW; returns (runs, seconds).
+fn time(mut f: impl FnMut()) -> (u64, f64) {
+    let start = Instant::now();
+    let mut runs = 0u64;
+    while start.elapsed() < WINDOW {
+        f();
+        runs += 1;
+    }
+    (runs, start.elapsed().as_secs_f64())
+}
+
+fn main() {
+    // Warm up, and check the program converts.
+    let converted = convert(PROGRAM, "bench.py").expect("the bench program converts");
+    assert!(converted.source.contains("ag__.for_stmt"), "{}", converted.source);
+    for _ in 0..500 {
+        black_box(convert(black_box(PROGRAM), "bench.py").unwrap());
+    }
+
+    let (runs, secs) = time(|| {
+        black_box(convert(black_box(PROGRAM), "bench.py").unwrap());
+    });
+    let per_convert = secs / runs as f64;
+    println!(
+        "convert/scan30: {runs} conversions in {secs:.2} s = {:.0} conversions/s ({:.1} us/conversion, one thread)",
+        runs as f64 / secs,
+        per_convert * 1e6
+    );
+
+    // The stages, each timed on its own (the same steps `convert` takes).
+    let parse = || ruff_python_parser::parse_module(PROGRAM).unwrap().into_suite();
+    let converted_body = || {
+        let mut body = parse();
+        let mut namer = Namer::new(&body);
+        let ag = namer.new_name("ag__");
+        passes::convert_scope_body(&mut body, false, &mut namer, &ag).unwrap();
+        body
+    };
+    let body = converted_body();
+    let text = unparse::unparse(&body);
+    let us = |(runs, secs): (u64, f64)| secs * 1e6 / runs as f64;
+    let parse_us = us(time(|| drop(black_box(parse()))));
+    let passes_us = us(time(|| drop(black_box(converted_body())))) - parse_us;
+    let unparse_us = us(time(|| drop(black_box(unparse::unparse(black_box(&body))))));
+    let map_us = us(time(|| drop(black_box(unparse::source_map(PROGRAM, black_box(&body), &text)))));
+    let split = [("parse", parse_us), ("passes", passes_us), ("unparse", unparse_us), ("source map", map_us)];
+    let sum: f64 = split.iter().map(|(_, t)| t).sum();
+    for (name, t) in split {
+        println!("  {name:<11} {t:7.1} us  ({:4.1}% of convert)", 100.0 * t / (per_convert * 1e6));
+    }
+    // The rest: what `convert` does besides (line index, runtime import,
+    // the check that the printed code needs no newer Python, which parses
+    // both texts again).
+    println!("  {:<11} {:7.1} us  (rest of convert: {:.1} us)", "sum", sum, per_convert * 1e6 - sum);
+}
