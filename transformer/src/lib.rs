@@ -93,6 +93,9 @@ fn convert_inner(source: &str, path: &str) -> Result<Conversion, ConversionError
     // carry no original position).
     let map = unparse::source_map(source, &body, &text)
         .map_err(|e| error(0.into(), "printer", format!("the printed code does not parse: {e}")))?;
+    if !unparse::prints_faithfully(&body, &text) {
+        return Err(error(0.into(), "printer", "ruff's printer would change the program (a known printer bug); refused rather than emitted".into()));
+    }
     if unparse::py311_unsupported(&text) > unparse::py311_unsupported(source) {
         return Err(error(0.into(), "printer", "the printed code would need a newer Python than the original (an f-string's quotes)".into()));
     }

@@ -103,6 +103,17 @@ pub fn fix_floats(converted: &[Stmt], text: String) -> String {
     text
 }
 
+/// Whether `text` parses back to exactly `converted` (ranges aside). ruff
+/// 0.0.10's printer silently changes some trees (`a[(1, 2):3]` → `a[1,
+/// 2:3]`, `case [C()]` → `case []`): the converter refuses those.
+pub fn prints_faithfully(converted: &[Stmt], text: &str) -> bool {
+    use ruff_python_ast::comparable::ComparableStmt;
+    let Ok(parsed) = ruff_python_parser::parse_module(text) else { return false };
+    let again = parsed.suite();
+    again.len() == converted.len()
+        && again.iter().zip(converted).all(|(a, b)| ComparableStmt::from(a) == ComparableStmt::from(b))
+}
+
 /// Syntax of the printed code that Python 3.11 lacks (3.12 f-string quote
 /// reuse, ...), counted; the printer may introduce some the original lacked.
 pub fn py311_unsupported(source: &str) -> usize {
