@@ -78,27 +78,14 @@ fn convert_inner(source: &str, path: &str) -> Result<Conversion, ConversionError
     let ag = namer.new_name("ag__");
     passes::convert_scope_body(&mut body, false, &mut namer, &ag)
         .map_err(|r| error(r.offset, r.construct, r.reason))?;
-    let header = ast_build::stmt("from stagecheck import ag as AG", Default::default(), vec![
-        ("AG", ast_build::Sub::Name(ag.clone())),
-    ]);
-    let at = header_position(&body);
-    let mut header = header;
+    let mut header = ast_build::stmt("from stagecheck import ag", Default::default(), vec![]);
     if let Stmt::ImportFrom(i) = &mut header {
         i.names[0].asname = Some(ruff_python_ast::Identifier::new(ag.as_str(), Default::default()));
     }
-    body.insert(at, header);
-    let text = unparse::fix_floats(&body, unparse::unparse(&body));
+    body.insert(header_position(&body), header);
     // ruff's printer has limits of its own; refuse rather than emit what
-    // they break (the original's first line is named: the printer's errors
-    // carry no original position).
-    let map = unparse::source_map(source, &body, &text)
-        .map_err(|e| error(0.into(), "printer", format!("the printed code does not parse: {e}")))?;
-    if !unparse::prints_faithfully(&body, &text) {
-        return Err(error(0.into(), "printer", "ruff's printer would change the program (a known printer bug); refused rather than emitted".into()));
-    }
-    if unparse::py311_unsupported(&text) > unparse::py311_unsupported(source) {
-        return Err(error(0.into(), "printer", "the printed code would need a newer Python than the original (an f-string's quotes)".into()));
-    }
+    // they break (at line 1: the printed code has no original position).
+    let (text, map) = unparse::print(source, &body).map_err(|reason| error(0.into(), "printer", reason))?;
     Ok(Conversion { source: text, map, runtime_name: ag })
 }
 

@@ -85,51 +85,68 @@ fn floats(body: &[Stmt]) -> Vec<(TextRange, f64)> {
     f.0
 }
 
-/// ruff's printer writes floats with too few digits (`0.9999999999999999`
-/// becomes `1.0`): every float literal whose printed value differs from the
-/// tree's is rewritten with Rust's shortest round-trip form, which Python
-/// reads back exactly.
-pub fn fix_floats(converted: &[Stmt], text: String) -> String {
-    let Ok(parsed) = ruff_python_parser::parse_module(&text) else { return text };
-    let want = floats(converted);
-    let got = floats(parsed.suite());
-    let mut text = text;
-    for ((range, printed), (_, value)) in got.iter().zip(&want).rev() {
-        if printed.to_bits() != value.to_bits() {
-            let exact = format!("{value:?}");
-            text.replace_range(usize::from(range.start())..usize::from(range.end()), &exact);
-        }
+/// The module printed, checked against the tree it came from, and mapped.
+/// `Err` names what ruff's printer would break; the caller refuses.
+pub fn print(original: &str, converted: &[Stmt]) -> Result<(String, SourceMap), String> {
+    let mut text = unparse(converted);
+    // One parse of the printed code (as Python 3.11, to count what it lacks)
+    // serves every check below and the source map.
+    let mut printed = parse_py311(&text)?;
+    if fix_floats(converted, printed.suite(), &mut text) {
+        printed = parse_py311(&text)?;
     }
-    text
+    if !same_tree(converted, printed.suite()) {
+        return Err("ruff's printer would change the program (a known printer bug); refused rather than emitted".into());
+    }
+    let unsupported = printed.unsupported_syntax_errors().len();
+    if unsupported > 0 && unsupported > parse_py311(original).map_or(0, |p| p.unsupported_syntax_errors().len()) {
+        return Err("the printed code would need a newer Python than the original (an f-string's quotes)".into());
+    }
+    let map = source_map(original, converted, printed.suite(), &text);
+    Ok((text, map))
 }
 
-/// Whether `text` parses back to exactly `converted` (ranges aside). ruff
-/// 0.0.10's printer silently changes some trees (`a[(1, 2):3]` → `a[1,
-/// 2:3]`, `case [C()]` → `case []`): the converter refuses those.
-pub fn prints_faithfully(converted: &[Stmt], text: &str) -> bool {
-    use ruff_python_ast::comparable::ComparableStmt;
-    let Ok(parsed) = ruff_python_parser::parse_module(text) else { return false };
-    let again = parsed.suite();
-    again.len() == converted.len()
-        && again.iter().zip(converted).all(|(a, b)| ComparableStmt::from(a) == ComparableStmt::from(b))
-}
-
-/// Syntax of the printed code that Python 3.11 lacks (3.12 f-string quote
-/// reuse, ...), counted; the printer may introduce some the original lacked.
-pub fn py311_unsupported(source: &str) -> usize {
+/// Parses `source` as a module, recording syntax Python 3.11 lacks (3.12
+/// f-string quote reuse, ...) as unsupported-syntax errors.
+fn parse_py311(source: &str) -> Result<ruff_python_parser::Parsed<ruff_python_ast::ModModule>, String> {
     use ruff_python_ast::PythonVersion;
     use ruff_python_parser::{Mode, ParseOptions};
     let options = ParseOptions::from(Mode::Module).with_target_version(PythonVersion::PY311);
-    ruff_python_parser::parse(source, options).map_or(0, |p| p.unsupported_syntax_errors().len())
+    let parsed = ruff_python_parser::parse(source, options).map_err(|e| format!("the printed code does not parse: {e}"))?;
+    Ok(parsed.try_into_module().expect("parsed in module mode"))
+}
+
+/// ruff's printer writes floats with too few digits (`0.9999999999999999`
+/// becomes `1.0`): every float literal of `printed` whose value differs from
+/// the tree's is rewritten in `text` with Rust's shortest round-trip form,
+/// which Python reads back exactly. True when something was rewritten.
+fn fix_floats(converted: &[Stmt], printed: &[Stmt], text: &mut String) -> bool {
+    let want = floats(converted);
+    let got = floats(printed);
+    let mut fixed = false;
+    for ((range, printed), (_, value)) in got.iter().zip(&want).rev() {
+        if printed.to_bits() != value.to_bits() {
+            text.replace_range(usize::from(range.start())..usize::from(range.end()), &format!("{value:?}"));
+            fixed = true;
+        }
+    }
+    fixed
+}
+
+/// Whether the printed tree is the converted one (ranges aside). ruff
+/// 0.0.10's printer silently changes some trees (`a[(1, 2):3]` → `a[1,
+/// 2:3]`, `case [C()]` → `case []`).
+fn same_tree(converted: &[Stmt], printed: &[Stmt]) -> bool {
+    use ruff_python_ast::comparable::ComparableStmt;
+    printed.len() == converted.len()
+        && printed.iter().zip(converted).all(|(a, b)| ComparableStmt::from(a) == ComparableStmt::from(b))
 }
 
 /// Pairs the statements of the converted tree (original ranges) with those
-/// of its printed form (`generated`). `Err`: the printed code does not parse
-/// (a printer bug; the caller refuses rather than emit it).
-pub fn source_map(original: &str, converted: &[Stmt], generated: &str) -> Result<SourceMap, String> {
-    let reparsed = ruff_python_parser::parse_module(generated).map_err(|e| e.to_string())?.into_suite();
+/// of its printed form (`printed`, parsed from `generated`).
+pub fn source_map(original: &str, converted: &[Stmt], printed: &[Stmt], generated: &str) -> SourceMap {
     let from = statement_ranges(converted);
-    let to = statement_ranges(&reparsed);
+    let to = statement_ranges(printed);
     let original_lines = LineIndex::from_source_text(original);
     let generated_lines = LineIndex::from_source_text(generated);
     let n = generated.lines().count();
@@ -149,5 +166,5 @@ pub fn source_map(original: &str, converted: &[Stmt], generated: &str) -> Result
             lines[i] = lines[i - 1];
         }
     }
-    Ok(SourceMap { lines })
+    SourceMap { lines }
 }
