@@ -5,6 +5,7 @@
 //! The set of generated names tells later passes which functions are
 //! generated thunks and which are the user's.
 
+use crate::analysis::activity::{import_binding, pattern_capture};
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use std::collections::HashSet;
@@ -61,9 +62,7 @@ impl Visitor<'_> for Collect {
                 self.0.extend(names.iter().map(|n| n.to_string()));
             }
             Stmt::Import(ast::StmtImport { names, .. }) | Stmt::ImportFrom(ast::StmtImportFrom { names, .. }) => {
-                for a in names {
-                    self.0.insert(a.asname.as_ref().unwrap_or(&a.name).to_string());
-                }
+                self.0.extend(names.iter().filter_map(import_binding));
             }
             Stmt::Try(t) => {
                 for ast::ExceptHandler::ExceptHandler(h) in &t.handlers {
@@ -95,16 +94,7 @@ impl Visitor<'_> for Collect {
     }
 
     fn visit_pattern(&mut self, pattern: &ast::Pattern) {
-        match pattern {
-            ast::Pattern::MatchAs(ast::PatternMatchAs { name: Some(n), .. })
-            | ast::Pattern::MatchStar(ast::PatternMatchStar { name: Some(n), .. }) => {
-                self.0.insert(n.to_string());
-            }
-            ast::Pattern::MatchMapping(ast::PatternMatchMapping { rest: Some(n), .. }) => {
-                self.0.insert(n.to_string());
-            }
-            _ => {}
-        }
+        self.0.extend(pattern_capture(pattern).map(|n| n.to_string()));
         ruff_python_ast::visitor::walk_pattern(self, pattern);
     }
 }

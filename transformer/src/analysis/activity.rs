@@ -47,6 +47,40 @@ impl Activity {
     }
 }
 
+/// The name an import alias binds (`import a.b` binds `a`); none for `*`.
+pub fn import_binding(alias: &ast::Alias) -> Option<String> {
+    let bound = match &alias.asname {
+        Some(a) => a.as_str(),
+        None => alias.name.split('.').next().unwrap_or(""),
+    };
+    (bound != "*").then(|| bound.to_string())
+}
+
+/// The name a pattern captures itself (`case x`, `case [*rest]`, `case
+/// {**rest}`), not counting its sub-patterns.
+pub fn pattern_capture(pattern: &ast::Pattern) -> Option<&ast::Identifier> {
+    match pattern {
+        ast::Pattern::MatchAs(ast::PatternMatchAs { name, .. })
+        | ast::Pattern::MatchStar(ast::PatternMatchStar { name, .. })
+        | ast::Pattern::MatchMapping(ast::PatternMatchMapping { rest: name, .. }) => name.as_ref(),
+        _ => None,
+    }
+}
+
+/// Every name `pattern` and its sub-patterns capture.
+pub fn pattern_names(pattern: &ast::Pattern) -> Vec<String> {
+    struct P(Vec<String>);
+    impl Visitor<'_> for P {
+        fn visit_pattern(&mut self, pattern: &ast::Pattern) {
+            self.0.extend(pattern_capture(pattern).map(|n| n.to_string()));
+            walk_pattern(self, pattern);
+        }
+    }
+    let mut p = P(Vec::new());
+    p.visit_pattern(pattern);
+    p.0
+}
+
 #[derive(Default)]
 struct Walker {
     a: Activity,
@@ -127,14 +161,8 @@ impl<'a> Visitor<'a> for Walker {
                 }
             }
             Stmt::Import(ast::StmtImport { names, .. }) | Stmt::ImportFrom(ast::StmtImportFrom { names, .. }) => {
-                for alias in names {
-                    let bound = match &alias.asname {
-                        Some(a) => a.to_string(),
-                        None => alias.name.split('.').next().unwrap_or("").to_string(),
-                    };
-                    if bound != "*" {
-                        self.bind(&bound);
-                    }
+                for bound in names.iter().filter_map(import_binding) {
+                    self.bind(&bound);
                 }
             }
             Stmt::Try(t) => {
@@ -206,13 +234,8 @@ impl<'a> Visitor<'a> for Walker {
     }
 
     fn visit_pattern(&mut self, pattern: &'a ast::Pattern) {
-        match pattern {
-            ast::Pattern::MatchAs(ast::PatternMatchAs { name: Some(n), .. })
-            | ast::Pattern::MatchStar(ast::PatternMatchStar { name: Some(n), .. })
-            | ast::Pattern::MatchMapping(ast::PatternMatchMapping { rest: Some(n), .. }) => {
-                self.bind(n.as_str());
-            }
-            _ => {}
+        if let Some(n) = pattern_capture(pattern) {
+            self.bind(n.as_str());
         }
         walk_pattern(self, pattern);
     }

@@ -9,6 +9,7 @@
 //! possibly unbound, which only costs an `ld` wrapper. Reads inside nested
 //! scopes are not reported: they were free variables in the original too.
 
+use super::activity;
 use super::scopes::Scope;
 use super::Names;
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
@@ -187,7 +188,7 @@ impl Analysis<'_> {
                 return join(end, join(before, s));
             }
             Stmt::Try(t) => {
-                let deleted = super::activity::Activity::of_stmts(&t.body).bound;
+                let deleted = activity::Activity::of_stmts(&t.body).bound;
                 // An exception may leave the body at any point: a handler starts
                 // from the state before it, less what the body may unbind.
                 let entry: State = s.clone().map(|s| s.difference(&deleted).cloned().collect());
@@ -224,9 +225,7 @@ impl Analysis<'_> {
                 let mut out = s.clone();
                 for case in &m.cases {
                     let mut cs = s.clone();
-                    let mut names = Vec::new();
-                    collect_pattern_names(&case.pattern, &mut names);
-                    for n in names {
+                    for n in activity::pattern_names(&case.pattern) {
                         self.bind(&mut cs, &n);
                     }
                     if let Some(g) = &case.guard {
@@ -237,11 +236,7 @@ impl Analysis<'_> {
                 return out;
             }
             Stmt::Import(ast::StmtImport { names, .. }) | Stmt::ImportFrom(ast::StmtImportFrom { names, .. }) => {
-                for alias in names {
-                    let bound = match &alias.asname {
-                        Some(a) => a.to_string(),
-                        None => alias.name.split('.').next().unwrap_or("").to_string(),
-                    };
+                for bound in names.iter().filter_map(activity::import_binding) {
                     self.bind(&mut s, &bound);
                 }
             }
@@ -388,23 +383,4 @@ fn collect_deletions(body: &[Stmt], out: &mut Names) {
             collect_deletions(b, out);
         }
     }
-}
-
-fn collect_pattern_names(p: &ast::Pattern, out: &mut Vec<String>) {
-    use ruff_python_ast::visitor::{walk_pattern, Visitor};
-    struct P<'o>(&'o mut Vec<String>);
-    impl Visitor<'_> for P<'_> {
-        fn visit_pattern(&mut self, pattern: &ast::Pattern) {
-            match pattern {
-                ast::Pattern::MatchAs(ast::PatternMatchAs { name: Some(n), .. })
-                | ast::Pattern::MatchStar(ast::PatternMatchStar { name: Some(n), .. })
-                | ast::Pattern::MatchMapping(ast::PatternMatchMapping { rest: Some(n), .. }) => {
-                    self.0.push(n.to_string());
-                }
-                _ => {}
-            }
-            walk_pattern(self, pattern);
-        }
-    }
-    P(out).visit_pattern(p);
 }
