@@ -15,7 +15,7 @@
 //! loop's breaks are looked for. A loop without `break` gets its `else`
 //! clause appended after it.
 
-use super::exits::Exit;
+use super::exits;
 use crate::ast_build::{self, Sub};
 use crate::blocks;
 use crate::context::FunctionContext;
@@ -57,24 +57,12 @@ fn lower_loop(mut stmt: Stmt, cx: &mut FunctionContext, out: &mut Vec<Stmt>) -> 
         return Ok(());
     }
     let flag = cx.namer.new_name("break_");
-    let set = flag.clone();
-    let mut lower = move |b: Stmt| vec![ast_build::stmt("FLAG = True", b.range(), vec![("FLAG", Sub::Name(set.clone()))])];
-    let mut exit = Exit {
-        is_exit: &|s| matches!(s, Stmt::Break(_)),
-        lower: &mut lower,
-        flag: flag.clone(),
-        through_loops: false,
-        loops: Vec::new(),
-        construct: "break in finally",
-    };
-    let mut v: Vec<Stmt> = std::mem::take(loop_body).into_iter().collect();
-    exit.block(&mut v, false)?;
-    *loop_body = v.into_iter().collect();
+    exits::lower_loop_exits(loop_body, &|s| matches!(s, Stmt::Break(_)), &flag, "break in finally")?;
     cx.extra_tests.entry(range).or_default().push(flag.clone());
     out.push(ast_build::stmt("FLAG = False", range, vec![("FLAG", Sub::Name(flag.clone()))]));
     out.push(stmt);
     if !orelse.is_empty() {
-        out.push(exit.guard(orelse, range));
+        out.push(exits::guard(&flag, orelse, range));
     }
     Ok(())
 }

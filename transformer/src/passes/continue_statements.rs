@@ -2,7 +2,7 @@
 //! (AutoGraph's continue_statements); code after a statement that may have
 //! set it runs under `if not continue_:`.
 
-use super::exits::Exit;
+use super::exits;
 use crate::ast_build::{self, Sub};
 use crate::blocks;
 use crate::context::FunctionContext;
@@ -29,21 +29,8 @@ pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) -> Result<(), Refusal
             continue;
         }
         let flag = cx.namer.new_name("continue_");
-        let set = flag.clone();
-        let mut lower =
-            move |c: Stmt| vec![ast_build::stmt("FLAG = True", c.range(), vec![("FLAG", Sub::Name(set.clone()))])];
-        let mut exit = Exit {
-            is_exit: &|s| matches!(s, Stmt::Continue(_)),
-            lower: &mut lower,
-            flag: flag.clone(),
-            through_loops: false,
-            loops: Vec::new(),
-            construct: "continue in finally",
-        };
-        let mut v: Vec<Stmt> = std::mem::take(loop_body).into_iter().collect();
-        exit.block(&mut v, false)?;
-        v.insert(0, ast_build::stmt("FLAG = False", range, vec![("FLAG", Sub::Name(flag))]));
-        *loop_body = v.into_iter().collect();
+        exits::lower_loop_exits(loop_body, &|s| matches!(s, Stmt::Continue(_)), &flag, "continue in finally")?;
+        loop_body.insert(0, ast_build::stmt("FLAG = False", range, vec![("FLAG", Sub::Name(flag))]));
     }
     Ok(())
 }

@@ -9,6 +9,24 @@ use ruff_python_ast::{self as ast, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 use thin_vec::ThinVec;
 
+/// `if not <flag>: rest`
+pub fn guard(flag: &str, rest: Vec<Stmt>, origin: TextRange) -> Stmt {
+    ast_build::stmt("if not FLAG:\n    BODY", origin, vec![("FLAG", Sub::Name(flag.to_string())), ("BODY", Sub::Body(rest))])
+}
+
+/// Lowers the exits of one loop's own body that `is_exit` picks (its
+/// `break`s or its `continue`s, not those of nested loops) to `flag = True`.
+pub fn lower_loop_exits(
+    body: &mut ThinVec<Stmt>,
+    is_exit: &dyn Fn(&Stmt) -> bool,
+    flag: &str,
+    construct: &'static str,
+) -> Result<(), Refusal> {
+    let mut lower = |exit: Stmt| vec![ast_build::stmt("FLAG = True", exit.range(), vec![("FLAG", Sub::Name(flag.to_string()))])];
+    let mut exit = Exit { is_exit, lower: &mut lower, flag: flag.to_string(), through_loops: false, loops: Vec::new(), construct };
+    exit.vec(body, false).map(|_| ())
+}
+
 pub struct Exit<'a> {
     /// Whether a statement is one of the exits lowered.
     pub is_exit: &'a dyn Fn(&Stmt) -> bool,
@@ -52,12 +70,8 @@ impl Exit<'_> {
         Ok(false)
     }
 
-    /// `if not <flag>: rest`
-    pub fn guard(&self, rest: Vec<Stmt>, origin: TextRange) -> Stmt {
-        ast_build::stmt("if not FLAG:\n    BODY", origin, vec![
-            ("FLAG", Sub::Name(self.flag.clone())),
-            ("BODY", Sub::Body(rest)),
-        ])
+    fn guard(&self, rest: Vec<Stmt>, origin: TextRange) -> Stmt {
+        guard(&self.flag, rest, origin)
     }
 
     fn children(&mut self, stmt: &mut Stmt, in_finally: bool) -> Result<bool, Refusal> {
