@@ -14,7 +14,6 @@
 
 use crate::ast_build::{self, Sub};
 use crate::blocks;
-use crate::error::Refusal;
 use ruff_python_ast::visitor::{walk_expr, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
@@ -23,37 +22,34 @@ use ruff_text_size::Ranged;
 /// many arguments (`exec(code, ns)` has its own namespace; `exec(code)` not).
 const NAMESPACE_READERS: &[(&str, usize)] = &[("locals", usize::MAX), ("vars", 0), ("dir", 0), ("exec", 1), ("eval", 1)];
 
-/// `Err` (the first such call) when the function reads or writes its own namespace.
-pub fn check(body: &[Stmt]) -> Result<(), Refusal> {
-    struct Find(Option<Refusal>);
+/// Whether the function (its own scope, lambdas aside) reads or writes its
+/// own namespace.
+pub fn reads_namespace(body: &[Stmt]) -> bool {
+    struct Find(bool);
     impl Visitor<'_> for Find {
         fn visit_stmt(&mut self, stmt: &Stmt) {
-            match stmt {
-                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-                _ => ruff_python_ast::visitor::walk_stmt(self, stmt),
+            if !self.0 && !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                ruff_python_ast::visitor::walk_stmt(self, stmt);
             }
         }
         fn visit_expr(&mut self, e: &Expr) {
             if let Expr::Call(c) = e {
                 if let Expr::Name(n) = &*c.func {
-                    for (name, max_args) in NAMESPACE_READERS {
-                        if n.id.as_str() == *name && c.arguments.len() <= *max_args && self.0.is_none() {
-                            self.0 = Some(Refusal::new(e, "namespace access",
-                                format!("`{name}()` sees the function's own namespace, which conversion changes")));
-                        }
-                    }
+                    self.0 |= NAMESPACE_READERS
+                        .iter()
+                        .any(|(name, max_args)| n.id.as_str() == *name && c.arguments.len() <= *max_args);
                 }
             }
-            if !matches!(e, Expr::Lambda(_)) {
+            if !self.0 && !matches!(e, Expr::Lambda(_)) {
                 walk_expr(self, e);
             }
         }
     }
-    let mut f = Find(None);
+    let mut f = Find(false);
     for s in body {
         f.visit_stmt(s);
     }
-    f.0.map_or(Ok(()), Err)
+    f.0
 }
 
 /// `super()` → `super(__class__, first)` in the function's own scope.

@@ -88,7 +88,7 @@ fn convert_body(
 ) -> Result<(), Refusal> {
     // A function that reads its own namespace keeps its statements and gets
     // no lambdas: both would change what `locals()` or `eval(s)` see.
-    let reads_namespace = functions::check(body).is_err();
+    let reads_namespace = functions::reads_namespace(body);
     let scope = Scope::of_function(Some(&f.parameters), body);
     let unbound = definitions::possibly_unbound(&scope, body);
     let convert_statements = !f.is_async && !yields(body) && !reads_namespace;
