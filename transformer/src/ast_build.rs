@@ -48,11 +48,14 @@ pub fn stmts(template: &'static str, origin: TextRange, subs: Vec<(&str, Sub)>) 
     for s in &mut body {
         set_ranges(s, origin);
     }
+    // Substitute in the template alone, then splice the bodies in: user code
+    // is never walked, so a user's name that happens to spell a placeholder
+    // stays as written (and the cost does not grow with nesting depth).
     let subst = Substitute { subs: RefCell::new(subs.into_iter().map(|(k, v)| (k.to_string(), Some(v))).collect()) };
-    splice_bodies(&mut body, &subst);
     for s in &mut body {
         subst.visit_stmt(s);
     }
+    splice_bodies(&mut body, &subst);
     body
 }
 
@@ -234,6 +237,12 @@ impl Transformer for Substitute {
             if let Some(Sub::Name(new)) = self.peek_name(n.id.as_str()) {
                 n.id = new.as_str().into();
                 return;
+            }
+            match self.subs.borrow().get(n.id.as_str()) {
+                // Bodies are spliced in afterwards, by `splice_bodies`.
+                Some(Some(Sub::Body(_))) => return,
+                Some(Some(Sub::Name(_))) => unreachable!(),
+                _ => {}
             }
             if let Some(sub) = self.take(n.id.as_str()) {
                 match sub {
