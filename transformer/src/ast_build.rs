@@ -124,7 +124,44 @@ pub fn int(value: usize) -> Expr {
 
 /// `lambda: body`, generated (empty range: see [`is_generated_lambda`]).
 pub fn thunk(body: Expr) -> Expr {
-    expr("lambda: X", vec![("X", Sub::Expr(body))])
+    Expr::Lambda(ast::ExprLambda {
+        node_index: Default::default(),
+        range: TextRange::default(),
+        parameters: None,
+        body: Box::new(body),
+    })
+}
+
+/// `None` (also what an expression is replaced by while it moves).
+pub fn none() -> Expr {
+    Expr::NoneLiteral(ast::ExprNoneLiteral { node_index: Default::default(), range: TextRange::default() })
+}
+
+/// `value.attr`, read.
+pub fn attribute(value: Expr, attr: &str) -> Expr {
+    Expr::Attribute(ast::ExprAttribute {
+        node_index: Default::default(),
+        range: TextRange::default(),
+        value: Box::new(value),
+        attr: ast::Identifier::new(attr, TextRange::default()),
+        ctx: ExprContext::Load,
+    })
+}
+
+/// `func(args...)`. The small calls the passes generate most are built
+/// directly rather than from a template: conversion time is mostly theirs.
+pub fn call(func: Expr, args: Vec<Expr>) -> Expr {
+    Expr::Call(ast::ExprCall {
+        node_index: Default::default(),
+        range_start: Default::default(),
+        func: Box::new(func),
+        arguments: ast::Arguments {
+            range: TextRange::default(),
+            node_index: Default::default(),
+            args: args.into_boxed_slice(),
+            keywords: Default::default(),
+        },
+    })
 }
 
 /// Generated lambdas carry the empty range at 0; a user's never does.

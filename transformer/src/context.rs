@@ -27,13 +27,9 @@ pub struct FunctionContext<'n> {
 }
 
 impl FunctionContext<'_> {
-    /// `ag__.<op>` as source text for templates.
+    /// `ag__.<op>`.
     pub fn op(&self, name: &str) -> Expr {
-        let mut e = crate::ast_build::expr("AG.OP", vec![("AG", crate::ast_build::Sub::Name(self.ag.clone()))]);
-        if let Expr::Attribute(a) = &mut e {
-            a.attr = ruff_python_ast::Identifier::new(name, TextRange::default());
-        }
-        e
+        crate::ast_build::attribute(crate::ast_build::name(&self.ag), name)
     }
 
     /// True when `e` is `ag__.<something>` (a call the converter generated).

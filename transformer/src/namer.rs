@@ -8,12 +8,15 @@
 use crate::analysis::activity::{import_binding, pattern_capture};
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 #[derive(Default)]
 pub struct Namer {
     used: HashSet<String>,
     generated: HashSet<String>,
+    /// The next suffix to try for each base, so that the n-th `if_body`
+    /// costs one lookup, not n.
+    next: HashMap<String, usize>,
 }
 
 impl Namer {
@@ -23,17 +26,23 @@ impl Namer {
         for s in module {
             collect.visit_stmt(s);
         }
-        Namer { used: collect.0, generated: HashSet::new() }
+        Namer { used: collect.0, ..Namer::default() }
     }
 
     /// A name based on `base`, unused so far; reserved from now on.
     pub fn new_name(&mut self, base: &str) -> String {
+        let next = self.next.entry(base.to_string()).or_insert(0);
         let mut candidate = base.to_string();
-        let mut i = 1;
-        while self.used.contains(&candidate) {
-            candidate = format!("{base}_{i}");
-            i += 1;
+        if *next > 0 || self.used.contains(&candidate) {
+            loop {
+                *next += 1;
+                candidate = format!("{base}_{next}");
+                if !self.used.contains(&candidate) {
+                    break;
+                }
+            }
         }
+        *next = (*next).max(1);
         self.used.insert(candidate.clone());
         self.generated.insert(candidate.clone());
         candidate

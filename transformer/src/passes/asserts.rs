@@ -14,7 +14,7 @@ pub fn run(body: &mut Vec<Stmt>, cx: &FunctionContext) {
         if a.msg.as_deref().is_some_and(|m| !thunkable(m)) {
             continue;
         }
-        let test = std::mem::replace(&mut *a.test, ast_build::expr("None", vec![]));
+        let test = std::mem::replace(&mut *a.test, ast_build::none());
         let range = a.range;
         *stmt = match a.msg.take() {
             Some(msg) => ast_build::stmt("OP(TEST, MSG)", range, vec![

@@ -7,7 +7,7 @@
 //! (`ag__.*`) are left alone.
 
 use super::expressions;
-use crate::ast_build::{self, Sub};
+use crate::ast_build;
 use crate::context::FunctionContext;
 use ruff_python_ast::{Expr, Stmt};
 
@@ -17,7 +17,7 @@ pub fn run(body: &mut [Stmt], cx: &FunctionContext) {
         if cx.is_op(&c.func) {
             return;
         }
-        let func = std::mem::replace(&mut *c.func, ast_build::expr("None", vec![]));
-        *c.func = ast_build::expr("OP(F)", vec![("OP", Sub::Expr(cx.op("converted_call"))), ("F", Sub::Expr(func))]);
+        let func = std::mem::replace(&mut *c.func, ast_build::none());
+        *c.func = ast_build::call(cx.op("converted_call"), vec![func]);
     });
 }

@@ -11,7 +11,7 @@ pub fn run(body: &mut [Stmt], cx: &FunctionContext) {
         if !thunkable(&i.body) || !thunkable(&i.orelse) {
             return;
         }
-        let take = |x: &mut Expr| std::mem::replace(x, ast_build::expr("None", vec![]));
+        let take = |x: &mut Expr| std::mem::replace(x, ast_build::none());
         let repr = crate::unparse::expr_source(&i.test);
         *e = ast_build::expr("OP(COND, A, B, REPR)", vec![
             ("OP", Sub::Expr(cx.op("if_exp"))),

@@ -50,8 +50,15 @@ fn block(body: &mut Vec<Stmt>, live_out: &Names, cx: &mut FunctionContext) {
     for (stmt, out) in stmts.into_iter().zip(outs) {
         match stmt {
             Stmt::If(s) => if_stmt(s, &out, cx, body),
-            Stmt::While(s) => while_stmt(s, &out, cx, body),
-            Stmt::For(s) if !s.is_async => for_stmt(s, &out, cx, body),
+            Stmt::While(_) | Stmt::For(ast::StmtFor { is_async: false, .. }) => {
+                // Everything the loop reads, its test and iterable included.
+                let uses = Activity::of_stmt(&stmt).uses();
+                match stmt {
+                    Stmt::While(s) => while_stmt(s, uses, &out, cx, body),
+                    Stmt::For(s) => for_stmt(s, uses, &out, cx, body),
+                    _ => unreachable!(),
+                }
+            }
             mut other => {
                 let mut inner = out.clone();
                 inner.extend(Activity::of_stmt(&other).uses());
@@ -106,13 +113,7 @@ fn state_functions(state: &Names, origin: TextRange, cx: &mut FunctionContext) -
     let names: Vec<String> = state.iter().cloned().collect();
     let reads: Vec<Expr> = names
         .iter()
-        .map(|n| {
-            ast_build::expr("OP(X, NAME)", vec![
-                ("OP", Sub::Expr(cx.op("ldu"))),
-                ("X", Sub::Expr(thunk(ast_build::name(n)))),
-                ("NAME", Sub::Expr(string(n))),
-            ])
-        })
+        .map(|n| super::variables::load("ldu", n, cx))
         .collect();
     let get_body = vec![ast_build::stmt("return X", origin, vec![("X", Sub::Expr(ast_build::tuple(reads)))])];
     let set_body = if names.is_empty() {
@@ -190,7 +191,7 @@ fn extra_test(range: TextRange, cx: &mut FunctionContext) -> Option<Expr> {
     let flags = cx.extra_tests.remove(&range)?;
     let nots: Vec<Expr> = flags
         .iter()
-        .map(|f| ast_build::expr("OP(F)", vec![("OP", Sub::Expr(cx.op("not_"))), ("F", Sub::Expr(ast_build::name(f)))]))
+        .map(|f| ast_build::call(cx.op("not_"), vec![ast_build::name(f)]))
         .collect();
     Some(conjunction(nots, cx))
 }
@@ -199,20 +200,15 @@ fn conjunction(mut terms: Vec<Expr>, cx: &FunctionContext) -> Expr {
     if terms.len() == 1 {
         return terms.pop().unwrap();
     }
-    let mut c = ast_build::expr("OP()", vec![("OP", Sub::Expr(cx.op("and_")))]);
-    if let Expr::Call(call) = &mut c {
-        call.arguments.args = terms.into_iter().map(thunk).collect::<Vec<_>>().into_boxed_slice();
-    }
-    c
+    ast_build::call(cx.op("and_"), terms.into_iter().map(thunk).collect())
 }
 
 fn loop_state(stmt_uses: Names, bound: &Names, live_out: &Names) -> Names {
     bound.iter().filter(|n| live_out.contains(*n) || stmt_uses.contains(*n)).cloned().collect()
 }
 
-fn while_stmt(mut s: ast::StmtWhile, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
+fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
     let origin = s.range;
-    let uses = Activity::of_stmt(&Stmt::While(s.clone())).uses();
     let mut body: Vec<Stmt> = std::mem::take(&mut s.body).into_iter().collect();
     let bound = Activity::of_stmts(&body).bound;
     let state = loop_state(uses.clone(), &bound, live_out);
@@ -240,9 +236,8 @@ fn while_stmt(mut s: ast::StmtWhile, live_out: &Names, cx: &mut FunctionContext,
     ]));
 }
 
-fn for_stmt(mut s: ast::StmtFor, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
+fn for_stmt(mut s: ast::StmtFor, uses: Names, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
     let origin = s.range;
-    let uses = Activity::of_stmt(&Stmt::For(s.clone())).uses();
     let itr = cx.namer.new_name("itr");
     let iterate_names = crate::unparse::expr_source(&s.target);
     let mut body = ast_build::stmts("T = ITR", s.target.range(), vec![
@@ -263,7 +258,7 @@ fn for_stmt(mut s: ast::StmtFor, live_out: &Names, cx: &mut FunctionContext, out
             defs.push(thunk_def(&name, &[], test_body, None, origin, cx));
             ast_build::name(&name)
         }
-        None => ast_build::expr("None", vec![]),
+        None => ast_build::none(),
     };
     let loop_body = cx.namer.new_name("loop_body");
     defs.push(thunk_def(&loop_body, &[itr], body, Some(bound), origin, cx));

@@ -16,7 +16,7 @@ use ruff_text_size::TextRange;
 use std::collections::HashSet;
 
 fn take(x: &mut Expr) -> Expr {
-    std::mem::replace(x, ast_build::expr("None", vec![]))
+    std::mem::replace(x, ast_build::none())
 }
 
 fn call(op: Expr, args: Vec<Expr>) -> Expr {

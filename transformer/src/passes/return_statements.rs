@@ -25,7 +25,7 @@ pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext, at: usize) -> Result<
     let (flag, value) = (do_return.clone(), retval.clone());
     let mut lower = move |r: Stmt| {
         let Stmt::Return(r) = r else { unreachable!() };
-        let v = r.value.map(|v| *v).unwrap_or_else(|| ast_build::expr("None", vec![]));
+        let v = r.value.map(|v| *v).unwrap_or_else(|| ast_build::none());
         ast_build::stmts("VALUE = V\nFLAG = True", r.range, vec![
             ("VALUE", Sub::Name(value.clone())),
             ("V", Sub::Expr(v)),

@@ -24,8 +24,8 @@ pub fn run(body: &mut Vec<Stmt>, cx: &FunctionContext) {
         if s.ctx != ExprContext::Load || has_slice(&s.slice) {
             return;
         }
-        let value = std::mem::replace(&mut *s.value, ast_build::expr("None", vec![]));
-        let slice = std::mem::replace(&mut *s.slice, ast_build::expr("None", vec![]));
+        let value = std::mem::replace(&mut *s.value, ast_build::none());
+        let slice = std::mem::replace(&mut *s.slice, ast_build::none());
         *e = ast_build::expr("OP(X, I)", vec![
             ("OP", Sub::Expr(cx.op("get_item"))),
             ("X", Sub::Expr(value)),
@@ -45,7 +45,7 @@ fn stores(body: &mut Vec<Stmt>, cx: &FunctionContext) {
         }
         let range = a.range;
         let Some(Expr::Subscript(target)) = a.targets.pop() else { unreachable!() };
-        let value = std::mem::replace(&mut *a.value, ast_build::expr("None", vec![]));
+        let value = std::mem::replace(&mut *a.value, ast_build::none());
         *stmt = ast_build::stmt("OP(value=V, target=X, key=I)", range, vec![
             ("OP", Sub::Expr(cx.op("set_item"))),
             ("V", Sub::Expr(value)),

@@ -35,11 +35,13 @@ pub fn run(body: &mut Vec<Stmt>, cx: &FunctionContext, prologue: usize) {
 }
 
 fn ld(name: &str, cx: &FunctionContext) -> Expr {
-    ast_build::expr("OP(X, NAME)", vec![
-        ("OP", Sub::Expr(cx.op("ld"))),
-        ("X", Sub::Expr(thunk(ast_build::name(name)))),
-        ("NAME", Sub::Expr(string(name))),
-    ])
+    load("ld", name, cx)
+}
+
+/// `ag__.<op>(lambda: name, 'name')`: a read that may find `name` unbound
+/// (`ld`), or a state read that tolerates it (`ldu`, control_flow).
+pub fn load(op: &str, name: &str, cx: &FunctionContext) -> Expr {
+    ast_build::call(cx.op(op), vec![thunk(ast_build::name(name)), string(name)])
 }
 
 struct Loads<'a, 'n> {
