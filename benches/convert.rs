@@ -47,17 +47,28 @@ def scan(items, limit, table):
     return count, total
 ";
 
-const WINDOW: Duration = Duration::from_secs(3);
+/// Each figure is the fastest of SLICES windows of SLICE: on a shared
+/// two-core machine the slowest windows measure the neighbours, not us.
+const SLICE: Duration = Duration::from_millis(500);
+const SLICES: usize = 6;
 
-/// Runs `f` for WINDOW; returns (runs, seconds).
+/// Runs `f` for SLICES windows of SLICE; returns (runs, seconds) of the
+/// fastest window.
 fn time(mut f: impl FnMut()) -> (u64, f64) {
-    let start = Instant::now();
-    let mut runs = 0u64;
-    while start.elapsed() < WINDOW {
-        f();
-        runs += 1;
+    let mut best = (0u64, f64::INFINITY);
+    for _ in 0..SLICES {
+        let start = Instant::now();
+        let mut runs = 0u64;
+        while start.elapsed() < SLICE {
+            f();
+            runs += 1;
+        }
+        let secs = start.elapsed().as_secs_f64();
+        if secs / (runs as f64) < best.1 / (best.0.max(1) as f64) {
+            best = (runs, secs);
+        }
     }
-    (runs, start.elapsed().as_secs_f64())
+    best
 }
 
 fn main() {
@@ -73,7 +84,7 @@ fn main() {
     });
     let per_convert = secs / runs as f64;
     println!(
-        "convert/scan30: {runs} conversions in {secs:.2} s = {:.0} conversions/s ({:.1} us/conversion, one thread)",
+        "convert/scan30: {runs} conversions in {secs:.2} s (fastest of {SLICES} windows) = {:.0} conversions/s ({:.1} us/conversion, one thread)",
         runs as f64 / secs,
         per_convert * 1e6
     );

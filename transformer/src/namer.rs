@@ -31,18 +31,18 @@ impl Namer {
 
     /// A name based on `base`, unused so far; reserved from now on.
     pub fn new_name(&mut self, base: &str) -> String {
+        // `next`: the suffix to try next (0: the bare base).
         let next = self.next.entry(base.to_string()).or_insert(0);
         let mut candidate = base.to_string();
-        if *next > 0 || self.used.contains(&candidate) {
-            loop {
-                *next += 1;
+        loop {
+            if *next > 0 {
                 candidate = format!("{base}_{next}");
-                if !self.used.contains(&candidate) {
-                    break;
-                }
+            }
+            *next += 1;
+            if !self.used.contains(&candidate) {
+                break;
             }
         }
-        *next = (*next).max(1);
         self.used.insert(candidate.clone());
         self.generated.insert(candidate.clone());
         candidate

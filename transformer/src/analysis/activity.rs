@@ -93,9 +93,9 @@ struct Walker {
 impl Walker {
     fn bind(&mut self, name: &str) {
         if self.depth == 0 {
-            self.a.bound.insert(name.to_string());
+            self.a.bound.insert(name.into());
         } else {
-            self.a.nested.insert(name.to_string());
+            self.a.nested.insert(name.into());
         }
     }
 
@@ -152,12 +152,12 @@ impl<'a> Visitor<'a> for Walker {
             }
             Stmt::Global(g) => {
                 if self.depth == 0 {
-                    self.a.globals.extend(g.names.iter().map(|n| n.to_string()));
+                    self.a.globals.extend(g.names.iter().map(|n| n.id.clone()));
                 }
             }
             Stmt::Nonlocal(n) => {
                 if self.depth == 0 {
-                    self.a.nonlocals.extend(n.names.iter().map(|n| n.to_string()));
+                    self.a.nonlocals.extend(n.names.iter().map(|n| n.id.clone()));
                 }
             }
             Stmt::Import(ast::StmtImport { names, .. }) | Stmt::ImportFrom(ast::StmtImportFrom { names, .. }) => {
@@ -176,7 +176,7 @@ impl<'a> Visitor<'a> for Walker {
             Stmt::AugAssign(a) => {
                 if let Expr::Name(n) = &*a.target {
                     if self.depth == 0 {
-                        self.a.read.insert(n.id.to_string());
+                        self.a.read.insert(n.id.clone());
                     }
                 }
                 walk_stmt(self, stmt);
@@ -190,9 +190,9 @@ impl<'a> Visitor<'a> for Walker {
             Expr::Name(n) => match n.ctx {
                 ExprContext::Load => {
                     if self.depth == 0 {
-                        self.a.read.insert(n.id.to_string());
+                        self.a.read.insert(n.id.clone());
                     } else {
-                        self.a.nested.insert(n.id.to_string());
+                        self.a.nested.insert(n.id.clone());
                     }
                 }
                 _ => self.bind(n.id.as_str()),

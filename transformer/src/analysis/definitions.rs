@@ -50,7 +50,7 @@ impl Analysis<'_> {
     fn bind(&self, s: &mut State, name: &str) {
         if let Some(s) = s {
             if self.scope.is_local(name) {
-                s.insert(name.to_string());
+                s.insert(name.into());
             }
         }
     }
@@ -366,14 +366,14 @@ fn collect_deletions(body: &[Stmt], out: &mut Names) {
             Stmt::Delete(d) => {
                 for t in &d.targets {
                     if let Expr::Name(n) = t {
-                        out.insert(n.id.to_string());
+                        out.insert(n.id.clone());
                     }
                 }
             }
             Stmt::Try(t) => {
                 for ast::ExceptHandler::ExceptHandler(h) in &t.handlers {
                     if let Some(n) = &h.name {
-                        out.insert(n.to_string());
+                        out.insert(n.id.clone());
                     }
                 }
             }

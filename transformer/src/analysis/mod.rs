@@ -11,4 +11,4 @@ pub mod definitions;
 pub mod liveness;
 pub mod scopes;
 
-pub type Names = std::collections::BTreeSet<String>;
+pub type Names = std::collections::BTreeSet<ruff_python_ast::name::Name>;

@@ -19,7 +19,7 @@ pub struct Scope {
 impl Scope {
     pub fn of_function(params: Option<&Parameters>, body: &[Stmt]) -> Scope {
         let a = Activity::of_stmts(body);
-        let params: Names = params.map(|p| p.iter().map(|p| p.name().to_string()).collect()).unwrap_or_default();
+        let params: Names = params.map(|p| p.iter().map(|p| p.name().id.clone()).collect()).unwrap_or_default();
         let locals = params
             .iter()
             .chain(a.bound.iter())

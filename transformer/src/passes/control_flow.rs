@@ -73,7 +73,7 @@ fn block(body: &mut Vec<Stmt>, live_out: &Names, cx: &mut FunctionContext) {
 /// function nested in the converted one.
 fn declarations(bound: &Names, cx: &FunctionContext) -> (Vec<String>, Vec<String>) {
     let (globals, nonlocals): (Vec<String>, Vec<String>) =
-        bound.iter().cloned().partition(|n| cx.scope.globals.contains(n));
+        bound.iter().map(|n| n.to_string()).partition(|n| cx.scope.globals.contains(n.as_str()));
     (nonlocals, globals)
 }
 
@@ -110,7 +110,7 @@ fn state_functions(state: &Names, origin: TextRange, cx: &mut FunctionContext) -
     let get = cx.namer.new_name("get_state");
     let set = cx.namer.new_name("set_state");
     let vars = cx.namer.new_name("vars_");
-    let names: Vec<String> = state.iter().cloned().collect();
+    let names: Vec<String> = state.iter().map(|n| n.to_string()).collect();
     let reads: Vec<Expr> = names
         .iter()
         .map(|n| super::variables::load("ldu", n, cx))
@@ -138,7 +138,7 @@ fn state_functions(state: &Names, origin: TextRange, cx: &mut FunctionContext) -
 }
 
 fn symbol_names(state: &Names) -> Expr {
-    ast_build::string_tuple(&state.iter().cloned().collect::<Vec<_>>())
+    ast_build::string_tuple(&state.iter().map(|n| n.to_string()).collect::<Vec<_>>())
 }
 
 fn if_stmt(mut s: ast::StmtIf, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {

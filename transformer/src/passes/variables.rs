@@ -150,7 +150,7 @@ fn declare(body: &mut Vec<Stmt>, cx: &FunctionContext, prologue: usize) {
         .map(|n| {
             let origin = body.get(prologue).map(|s| s.range()).unwrap_or_default();
             let mut d = ast_build::stmt("X: T", origin, vec![
-                ("X", Sub::Name(n)),
+                ("X", Sub::Name(n.to_string())),
                 ("T", Sub::Expr(cx.op("Undefined"))),
             ]);
             if let Stmt::AnnAssign(a) = &mut d {
@@ -171,7 +171,7 @@ fn collect_nonlocals(body: &[Stmt], cx: &FunctionContext, out: &mut Names) {
             Stmt::FunctionDef(f) if cx.namer.is_generated(f.name.as_str()) => {
                 for inner in &f.body {
                     if let Stmt::Nonlocal(n) = inner {
-                        out.extend(n.names.iter().map(|n| n.to_string()));
+                        out.extend(n.names.iter().map(|n| n.id.clone()));
                     }
                 }
                 collect_nonlocals(&f.body, cx, out);
