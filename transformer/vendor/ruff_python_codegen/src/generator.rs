@@ -1271,8 +1271,13 @@ impl<'a> Generator<'a> {
                     ast::Number::Float(fp) => {
                         if fp.is_infinite() {
                             self.p(INF_STR);
-                        } else {
+                        } else if fp.is_nan() {
                             self.p(&ruff_python_literal::float::to_string(*fp));
+                        } else {
+                            // stagecheck: Rust's shortest representation that reads back as
+                            // the same float (`0.1`, `1e16`, `1e-7`); `float::to_string` wrote
+                            // 0.9999999999999999 as `1.0`.
+                            self.p(&format!("{fp:?}"));
                         }
                     }
                     ast::Number::Complex { real, imag } => {
@@ -1979,6 +1984,20 @@ class Foo:
     fn raw() {
         assert_round_trip!(r#"r"a\.b""#); // https://github.com/astral-sh/ruff/issues/9663
         assert_round_trip!(r#"R"a\.b""#);
+    }
+
+    #[test]
+    fn float_literals_exact() {
+        // stagecheck: every float reads back as the same value.
+        assert_round_trip!("0.9999999999999999");
+        assert_round_trip!("0.1");
+        assert_round_trip!("1e-7");
+        assert_round_trip!("1e16");
+        assert_round_trip!("123456789.123");
+        assert_round_trip!("5e-324");
+        assert_round_trip!("1.7976931348623157e308");
+        assert_eq!(round_trip("1e10"), "10000000000.0");
+        assert_eq!(round_trip("1e999"), "1e309");
     }
 
     #[test]
