@@ -29,7 +29,6 @@ mod precedence {
     pub(crate) const FOR: u8 = 9;
     pub(crate) const WHILE: u8 = 9;
     pub(crate) const RETURN: u8 = 11;
-    pub(crate) const SLICE: u8 = 13;
     pub(crate) const SUBSCRIPT: u8 = 13;
     pub(crate) const COMPREHENSION_TARGET: u8 = 19;
     pub(crate) const TUPLE: u8 = 19;
@@ -1363,16 +1362,18 @@ impl<'a> Generator<'a> {
                 range: _,
                 node_index: _,
             }) => {
+                // stagecheck: a bound is an `expression`, in which a tuple needs its
+                // parentheses (`a[(1, 2):3]`, not `a[1, 2:3]`): COMMA, not SLICE.
                 if let Some(lower) = lower {
-                    self.unparse_expr(lower, precedence::SLICE);
+                    self.unparse_expr(lower, precedence::COMMA);
                 }
                 self.p(":");
                 if let Some(upper) = upper {
-                    self.unparse_expr(upper, precedence::SLICE);
+                    self.unparse_expr(upper, precedence::COMMA);
                 }
                 if let Some(step) = step {
                     self.p(":");
-                    self.unparse_expr(step, precedence::SLICE);
+                    self.unparse_expr(step, precedence::COMMA);
                 }
             }
             Expr::IpyEscapeCommand(ast::ExprIpyEscapeCommand { kind, value, .. }) => {
@@ -1998,6 +1999,18 @@ class Foo:
         assert_round_trip!("1.7976931348623157e308");
         assert_eq!(round_trip("1e10"), "10000000000.0");
         assert_eq!(round_trip("1e999"), "1e309");
+    }
+
+    #[test]
+    fn tuple_slice_bounds() {
+        // stagecheck: a tuple as a slice bound keeps its parentheses.
+        assert_round_trip!("a[(1, 2):3]");
+        assert_round_trip!("a[:(a,)]");
+        assert_round_trip!("a[::(1, 2)]");
+        assert_round_trip!("a[1:2, (1, 2):3]");
+        assert_round_trip!("a[lambda: 1:2]");
+        assert_round_trip!("a[x if y else z:(v := 1)]");
+        assert_round_trip!("a[1, 2:3]");
     }
 
     #[test]
