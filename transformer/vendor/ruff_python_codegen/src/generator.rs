@@ -965,7 +965,9 @@ impl<'a> Generator<'a> {
                 group_if!(precedence::NAMED_EXPR, {
                     self.unparse_expr(target, precedence::NAMED_EXPR);
                     self.p(" := ");
-                    self.unparse_expr(value, precedence::NAMED_EXPR + 1);
+                    // stagecheck: the value is an `expression`, in which a tuple needs its
+                    // parentheses (`(v := (1, 2))`, not `(v := 1, 2)`).
+                    self.unparse_expr(value, precedence::COMMA);
                 });
             }
             Expr::BinOp(ast::ExprBinOp {
@@ -2011,6 +2013,18 @@ class Foo:
         assert_round_trip!("a[lambda: 1:2]");
         assert_round_trip!("a[x if y else z:(v := 1)]");
         assert_round_trip!("a[1, 2:3]");
+    }
+
+    #[test]
+    fn named_expr_tuple_value() {
+        // stagecheck: a tuple as the value of `:=` keeps its parentheses.
+        assert_round_trip!("(v := (1, 2))");
+        assert_round_trip!("x = (v := (a, *b))");
+        assert_round_trip!("f((v := ()))");
+        assert_round_trip!("(v := (w := 1))");
+        assert_round_trip!("(v := lambda: 1)");
+        assert_round_trip!("(v := a if b else c)");
+        assert_round_trip!("(v := (yield))");
     }
 
     #[test]
