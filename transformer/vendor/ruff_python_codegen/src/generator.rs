@@ -816,7 +816,29 @@ impl<'a> Generator<'a> {
                 }
                 self.p("}");
             }
-            Pattern::MatchClass(_) => {}
+            // stagecheck: class patterns were printed as nothing (`case C(1, k=x)` became
+            // `case `).
+            Pattern::MatchClass(ast::PatternMatchClass {
+                cls,
+                arguments,
+                range: _,
+                node_index: _,
+            }) => {
+                self.unparse_expr(cls, precedence::MAX);
+                self.p("(");
+                let mut first = true;
+                for pattern in &arguments.patterns {
+                    self.p_delim(&mut first, ", ");
+                    self.unparse_pattern(pattern);
+                }
+                for keyword in &arguments.keywords {
+                    self.p_delim(&mut first, ", ");
+                    self.p_id(&keyword.attr);
+                    self.p("=");
+                    self.unparse_pattern(&keyword.pattern);
+                }
+                self.p(")");
+            }
             Pattern::MatchStar(ast::PatternMatchStar {
                 name,
                 range: _,
@@ -2025,6 +2047,20 @@ class Foo:
         assert_round_trip!("(v := lambda: 1)");
         assert_round_trip!("(v := a if b else c)");
         assert_round_trip!("(v := (yield))");
+    }
+
+    #[test]
+    fn class_patterns() {
+        // stagecheck: class patterns are printed.
+        assert_round_trip!(
+            r#"match x:
+    case [C()]:
+        pass
+    case C(1, b=2) | D(x, y=[z]):
+        pass
+    case a.b.C(E(), F(k=G(_)), k=H() as h, j={1: I()}):
+        pass"#
+        );
     }
 
     #[test]
