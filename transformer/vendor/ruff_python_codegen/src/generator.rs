@@ -772,7 +772,9 @@ impl<'a> Generator<'a> {
                 range: _,
                 node_index: _,
             }) => {
-                self.unparse_expr(value, precedence::MAX);
+                // stagecheck: a value pattern takes no parentheses (`case -1`, `case 1 + 2j`;
+                // `case (-1)` does not parse): ADD is the loosest operator it can hold.
+                self.unparse_expr(value, precedence::ADD);
             }
             Pattern::MatchSingleton(ast::PatternMatchSingleton {
                 value,
@@ -805,7 +807,8 @@ impl<'a> Generator<'a> {
                 let mut first = true;
                 for (key, pattern) in keys.iter().zip(patterns) {
                     self.p_delim(&mut first, ", ");
-                    self.unparse_expr(key, precedence::MAX);
+                    // stagecheck: a key is a value pattern (`{-1: x}`), see MatchValue.
+                    self.unparse_expr(key, precedence::ADD);
                     self.p(": ");
                     self.unparse_pattern(pattern);
                 }
@@ -2059,6 +2062,20 @@ class Foo:
     case C(1, b=2) | D(x, y=[z]):
         pass
     case a.b.C(E(), F(k=G(_)), k=H() as h, j={1: I()}):
+        pass"#
+        );
+    }
+
+    #[test]
+    fn signed_and_complex_value_patterns() {
+        // stagecheck: negative and complex literals in patterns take no parentheses.
+        assert_round_trip!(
+            r#"match x:
+    case -1 | 1 + 2j | -1 - 2.5j | 'a' | a.b:
+        pass
+    case {-1: y, 1 - 1j: z, a.b: w, **rest}:
+        pass
+    case [-0.5, C(-1, k=-2j)]:
         pass"#
         );
     }
