@@ -861,7 +861,14 @@ impl<'a> Generator<'a> {
                 node_index: _,
             }) => {
                 if let Some(pattern) = pattern {
+                    // stagecheck: `(p as x) as y` (`p as x as y` does not parse).
+                    let group = matches!(
+                        pattern.as_ref(),
+                        Pattern::MatchAs(ast::PatternMatchAs { pattern: Some(_), .. })
+                    );
+                    self.p_if(group, "(");
                     self.unparse_pattern(pattern);
+                    self.p_if(group, ")");
                     self.p(" as ");
                 }
                 if let Some(name) = name {
@@ -878,7 +885,17 @@ impl<'a> Generator<'a> {
                 let mut first = true;
                 for pattern in patterns {
                     self.p_delim(&mut first, " | ");
+                    // stagecheck: an alternative is a closed pattern: `(p as x) | q`
+                    // (`p as x | q` does not parse), `(p | q) | r` (a nested or-pattern,
+                    // not one of three alternatives).
+                    let group = matches!(
+                        pattern,
+                        Pattern::MatchOr(_)
+                            | Pattern::MatchAs(ast::PatternMatchAs { pattern: Some(_), .. })
+                    );
+                    self.p_if(group, "(");
                     self.unparse_pattern(pattern);
+                    self.p_if(group, ")");
                 }
             }
         }
@@ -2076,6 +2093,29 @@ class Foo:
     case {-1: y, 1 - 1j: z, a.b: w, **rest}:
         pass
     case [-0.5, C(-1, k=-2j)]:
+        pass"#
+        );
+    }
+
+    #[test]
+    fn nested_or_and_as_patterns() {
+        // stagecheck: as-patterns and or-patterns inside or-patterns and as-patterns keep
+        // their parentheses.
+        assert_round_trip!(
+            r#"match x:
+    case (1 as y) | (2 as y):
+        pass
+    case (1 as y) as z:
+        pass
+    case (1 | 2) | 3:
+        pass
+    case 1 | (2 | 3) | (4 | 5 as y) as y:
+        pass
+    case 1 | 2 as y:
+        pass
+    case [1 | 2 as y, 3 as z] | {1: (2 as w) | (3 as w) as v}:
+        pass
+    case _ | y:
         pass"#
         );
     }
