@@ -1543,9 +1543,18 @@ impl<'a> Generator<'a> {
         spec: Option<&ast::InterpolatedStringFormatSpec>,
         flags: AnyStringFlags,
     ) {
-        let mut generator = Generator::new(self.indent, self.line_ending);
-        generator.unparse_expr(val, precedence::FORMATTED_VALUE);
-        let brace = if generator.buffer.starts_with('{') {
+        // stagecheck: a self-documenting expression (`f"{a+b = }"`) is printed as its debug
+        // text, which Python prints at run time: leading text, the expression's source and
+        // trailing text, verbatim. The expression was printed anew (`a + b`), which changed
+        // the program's output; and the space added before a leading `{` went into the text.
+        let expression = if let Some(debug_text) = debug_text {
+            debug_text.as_str().to_string()
+        } else {
+            let mut generator = Generator::new(self.indent, self.line_ending);
+            generator.unparse_expr(val, precedence::FORMATTED_VALUE);
+            generator.buffer
+        };
+        let brace = if expression.starts_with('{') {
             // put a space to avoid escaping the bracket
             "{ "
         } else {
@@ -1553,15 +1562,7 @@ impl<'a> Generator<'a> {
         };
         self.p(brace);
 
-        if let Some(debug_text) = debug_text {
-            self.buffer += debug_text.leading();
-        }
-
-        self.buffer += &generator.buffer;
-
-        if let Some(debug_text) = debug_text {
-            self.buffer += debug_text.trailing();
-        }
+        self.buffer += &expression;
 
         if !conversion.is_none() {
             self.p("!");
@@ -2118,6 +2119,18 @@ class Foo:
     case _ | y:
         pass"#
         );
+    }
+
+    #[test]
+    fn self_documenting_fstring_text_verbatim() {
+        // stagecheck: the debug text of `f"{expr=}"` is printed as written.
+        assert_round_trip!(r#"f"{a+b=}""#);
+        assert_round_trip!(r#"f"{a+b = }""#);
+        assert_round_trip!(r#"f"{ {1} = }""#);
+        assert_eq!(round_trip(r#"f"{ ( a ) =!r:>{ x+1 }}""#), r#"f"{ ( a ) =!r:>{x + 1}}""#);
+        assert_round_trip!(r#"f"{x.y=:{w=}}""#);
+        assert_round_trip!(r#"f"{0x10=}{1_0=}{1e3=}""#);
+        assert_eq!(round_trip(r#"f"{ a+b }""#), r#"f"{a + b}""#);
     }
 
     #[test]
