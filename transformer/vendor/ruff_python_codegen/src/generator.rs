@@ -520,11 +520,23 @@ impl<'a> Generator<'a> {
                         self.p("async ");
                     }
                     self.p("with ");
+                    // stagecheck: `with ((a, b)):`, a tuple as the only item; `with (a, b):`
+                    // reads as two items.
+                    let group = matches!(
+                        items.as_slice(),
+                        [WithItem {
+                            context_expr: Expr::Tuple(_),
+                            optional_vars: None,
+                            ..
+                        }]
+                    );
+                    self.p_if(group, "(");
                     let mut first = true;
                     for item in items {
                         self.p_delim(&mut first, ", ");
                         self.unparse_with_item(item);
                     }
+                    self.p_if(group, ")");
                     self.p(":");
                 });
                 self.body(body);
@@ -2131,6 +2143,17 @@ class Foo:
         assert_round_trip!(r#"f"{x.y=:{w=}}""#);
         assert_round_trip!(r#"f"{0x10=}{1_0=}{1e3=}""#);
         assert_eq!(round_trip(r#"f"{ a+b }""#), r#"f"{a + b}""#);
+    }
+
+    #[test]
+    fn with_tuple_item() {
+        // stagecheck: a tuple as the only with item is not read back as several items.
+        assert_round_trip!("with ((a, b)):\n    pass");
+        assert_round_trip!("with (()):\n    pass");
+        assert_round_trip!("with ((a, *b)):\n    pass");
+        assert_round_trip!("with (a, b) as c:\n    pass");
+        assert_round_trip!("with (a, b), c:\n    pass");
+        assert_eq!(round_trip("with (a, b):\n    pass"), "with a, b:\n    pass");
     }
 
     #[test]
