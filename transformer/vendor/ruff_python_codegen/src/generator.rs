@@ -1628,6 +1628,19 @@ impl<'a> Generator<'a> {
 
         let quote_style = self.mode.quote_style(flags);
         let escape = UnicodeEscape::with_preferred_quote(&s, quote_style);
+        if escape.layout().quote != quote_style {
+            // stagecheck: the text holds the f-string's quote and not the other one, so the
+            // escape chose the other quote and left this one unescaped (`f'{a}\''` was
+            // printed `f'{a}''`). The f-string's quote is fixed: escape it here (no escape
+            // sequence written for other characters contains a quote).
+            let mut body = String::new();
+            escape
+                .write_body(&mut body)
+                .expect("Writing to a String buffer should never fail");
+            let quote = quote_style.as_char();
+            self.buffer += &body.replace(quote, &format!("\\{quote}"));
+            return;
+        }
         if let Some(len) = escape.layout().len {
             self.buffer.reserve(len);
         }
@@ -2154,6 +2167,19 @@ class Foo:
         assert_round_trip!("with (a, b) as c:\n    pass");
         assert_round_trip!("with (a, b), c:\n    pass");
         assert_eq!(round_trip("with (a, b):\n    pass"), "with a, b:\n    pass");
+    }
+
+    #[test]
+    fn fstring_literal_quote_escaped() {
+        // stagecheck: the f-string's own quote in its literal text stays escaped.
+        assert_round_trip!(r#"f'x{a}\''"#);
+        assert_round_trip!(r#"f'\''"#);
+        assert_round_trip!(r#"f"{a}\"""#);
+        assert_round_trip!(r#"f'{a:\'>8}'"#);
+        assert_round_trip!(r#"f'\\\'{a}'"#);
+        assert_round_trip!(r#"f'{a}\'"'"#);
+        assert_round_trip!(r#"f'''{a}\''''"#);
+        assert_round_trip!(r#"f'\x00\'é\u200b'"#);
     }
 
     #[test]
