@@ -25,9 +25,7 @@ mod precedence {
     pub(crate) const EXPR: u8 = 5;
     pub(crate) const YIELD: u8 = 7;
     pub(crate) const YIELD_FROM: u8 = 7;
-    pub(crate) const IF: u8 = 9;
     pub(crate) const FOR: u8 = 9;
-    pub(crate) const WHILE: u8 = 9;
     pub(crate) const RETURN: u8 = 11;
     pub(crate) const SUBSCRIPT: u8 = 13;
     pub(crate) const COMPREHENSION_TARGET: u8 = 19;
@@ -469,7 +467,8 @@ impl<'a> Generator<'a> {
             }) => {
                 statement!({
                     self.p("while ");
-                    self.unparse_expr(test, precedence::WHILE);
+                    // stagecheck: COMMA, not WHILE (below TUPLE): `while (a, b):`.
+                    self.unparse_expr(test, precedence::COMMA);
                     self.p(":");
                 });
                 self.body(body);
@@ -489,7 +488,8 @@ impl<'a> Generator<'a> {
             }) => {
                 statement!({
                     self.p("if ");
-                    self.unparse_expr(test, precedence::IF);
+                    // stagecheck: COMMA, not IF (below TUPLE): `if (a, b):`.
+                    self.unparse_expr(test, precedence::COMMA);
                     self.p(":");
                 });
                 self.body(body);
@@ -498,7 +498,7 @@ impl<'a> Generator<'a> {
                     if let Some(test) = &clause.test {
                         statement!({
                             self.p("elif ");
-                            self.unparse_expr(test, precedence::IF);
+                            self.unparse_expr(test, precedence::COMMA);
                             self.p(":");
                         });
                     } else {
@@ -2180,6 +2180,15 @@ class Foo:
         assert_round_trip!(r#"f'{a}\'"'"#);
         assert_round_trip!(r#"f'''{a}\''''"#);
         assert_round_trip!(r#"f'\x00\'é\u200b'"#);
+    }
+
+    #[test]
+    fn tuple_conditions() {
+        // stagecheck: a tuple as the condition of if, elif, while keeps its parentheses.
+        assert_round_trip!("if (a, b):\n    pass\nelif (c,):\n    pass");
+        assert_round_trip!("while (a, *b):\n    pass");
+        assert_round_trip!("if (v := 1):\n    pass");
+        assert_round_trip!("while lambda: 1:\n    pass");
     }
 
     #[test]
