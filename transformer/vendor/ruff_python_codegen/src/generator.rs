@@ -1563,7 +1563,12 @@ impl<'a> Generator<'a> {
             debug_text.as_str().to_string()
         } else {
             let mut generator = Generator::new(self.indent, self.line_ending);
+            // stagecheck: the `:` of a lambda outside brackets would start the format spec
+            // (`f"{lambda: 1}"` does not parse): parenthesize the expression.
+            let group = has_bare_lambda(val);
+            generator.p_if(group, "(");
             generator.unparse_expr(val, precedence::FORMATTED_VALUE);
+            generator.p_if(group, ")");
             generator.buffer
         };
         let brace = if expression.starts_with('{') {
@@ -1695,6 +1700,17 @@ impl<'a> Generator<'a> {
             self.p(" as ");
             self.unparse_expr(optional_vars, precedence::MAX);
         }
+    }
+}
+
+/// stagecheck: whether `expr`, printed at [`precedence::FORMATTED_VALUE`], has a lambda outside
+/// brackets: itself, the last operand of a conditional expression, an element of a tuple.
+fn has_bare_lambda(expr: &Expr) -> bool {
+    match expr {
+        Expr::Lambda(_) => true,
+        Expr::If(ast::ExprIf { orelse, .. }) => has_bare_lambda(orelse),
+        Expr::Tuple(tuple) => tuple.iter().any(has_bare_lambda),
+        _ => false,
     }
 }
 
@@ -2189,6 +2205,18 @@ class Foo:
         assert_round_trip!("while (a, *b):\n    pass");
         assert_round_trip!("if (v := 1):\n    pass");
         assert_round_trip!("while lambda: 1:\n    pass");
+    }
+
+    #[test]
+    fn fstring_lambda() {
+        // stagecheck: a lambda in a replacement field keeps its parentheses.
+        assert_round_trip!(r#"f"{(lambda: 1)!r}""#);
+        assert_round_trip!(r#"f"{(lambda p, *rest: p):>8}""#);
+        assert_round_trip!(r#"f"{(a if b else lambda: 1)}""#);
+        assert_round_trip!(r#"f"{(a, lambda: 1)}""#);
+        assert_round_trip!(r#"f"{x:{(lambda: 1)}}""#);
+        assert_eq!(round_trip(r#"f"{((lambda: 1), a)}""#), r#"f"{(lambda: 1, a)}""#);
+        assert_eq!(round_trip(r#"f"{a or (lambda: 1)}""#), r#"f"{a or (lambda: 1)}""#);
     }
 
     #[test]
