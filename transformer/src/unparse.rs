@@ -73,7 +73,7 @@ pub fn print(original: &str, converted: &[Stmt]) -> Result<(String, SourceMap), 
     // serves every check below and the source map.
     let printed = parse_py311(&text)?;
     if !same_tree(converted, printed.suite()) {
-        return Err("ruff's printer would change the program (a known printer bug); refused rather than emitted".into());
+        return Err("ruff's printer would change the program (it cannot print this tree as it is); refused rather than emitted".into());
     }
     let unsupported = printed.unsupported_syntax_errors().len();
     if unsupported > 0 && unsupported > parse_py311(original).map_or(0, |p| p.unsupported_syntax_errors().len()) {
