@@ -1,6 +1,7 @@
 //! Printing the converted module, and the source map back to the original.
 //!
-//! The generated code is printed by ruff's `Generator`. Every statement in
+//! The generated code is printed by ruff's `Generator` (vendored with fixes:
+//! transformer/vendor/ruff_python_codegen/PATCHES.md). Every statement in
 //! the converted tree carries the range of the original statement it came
 //! from (generated ones that of the statement they stand for), so parsing
 //! the printed code again and pairing statements in order gives, for every
@@ -64,39 +65,15 @@ fn statement_ranges(body: &[Stmt]) -> Vec<TextRange> {
     r.0
 }
 
-/// Float literals in visiting order, with their ranges.
-fn floats(body: &[Stmt]) -> Vec<(TextRange, f64)> {
-    use ruff_python_ast::visitor::walk_expr;
-    struct F(Vec<(TextRange, f64)>);
-    impl Visitor<'_> for F {
-        fn visit_expr(&mut self, e: &Expr) {
-            if let Expr::NumberLiteral(n) = e {
-                if let ruff_python_ast::Number::Float(f) = n.value {
-                    self.0.push((n.range, f));
-                }
-            }
-            walk_expr(self, e);
-        }
-    }
-    let mut f = F(Vec::new());
-    for s in body {
-        f.visit_stmt(s);
-    }
-    f.0
-}
-
 /// The module printed, checked against the tree it came from, and mapped.
 /// `Err` names what ruff's printer would break; the caller refuses.
 pub fn print(original: &str, converted: &[Stmt]) -> Result<(String, SourceMap), String> {
-    let mut text = unparse(converted);
+    let text = unparse(converted);
     // One parse of the printed code (as Python 3.11, to count what it lacks)
     // serves every check below and the source map.
-    let mut printed = parse_py311(&text)?;
-    if fix_floats(converted, printed.suite(), &mut text) {
-        printed = parse_py311(&text)?;
-    }
+    let printed = parse_py311(&text)?;
     if !same_tree(converted, printed.suite()) {
-        return Err("ruff's printer would change the program (a known printer bug); refused rather than emitted".into());
+        return Err("ruff's printer would change the program (it cannot print this tree as it is); refused rather than emitted".into());
     }
     let unsupported = printed.unsupported_syntax_errors().len();
     if unsupported > 0 && unsupported > parse_py311(original).map_or(0, |p| p.unsupported_syntax_errors().len()) {
@@ -116,26 +93,11 @@ fn parse_py311(source: &str) -> Result<ruff_python_parser::Parsed<ruff_python_as
     Ok(parsed.try_into_module().expect("parsed in module mode"))
 }
 
-/// ruff's printer writes floats with too few digits (`0.9999999999999999`
-/// becomes `1.0`): every float literal of `printed` whose value differs from
-/// the tree's is rewritten in `text` with Rust's shortest round-trip form,
-/// which Python reads back exactly. True when something was rewritten.
-fn fix_floats(converted: &[Stmt], printed: &[Stmt], text: &mut String) -> bool {
-    let want = floats(converted);
-    let got = floats(printed);
-    let mut fixed = false;
-    for ((range, printed), (_, value)) in got.iter().zip(&want).rev() {
-        if printed.to_bits() != value.to_bits() {
-            text.replace_range(usize::from(range.start())..usize::from(range.end()), &format!("{value:?}"));
-            fixed = true;
-        }
-    }
-    fixed
-}
-
 /// Whether the printed tree is the converted one (ranges aside). ruff
-/// 0.0.10's printer silently changes some trees (`a[(1, 2):3]` → `a[1,
-/// 2:3]`, `case [C()]` → `case []`).
+/// 0.0.10's printer silently changed some trees (`a[(1, 2):3]` → `a[1,
+/// 2:3]`, `case [C()]` → `case []`): those are fixed in the vendored copy
+/// (transformer/vendor/ruff_python_codegen/PATCHES.md); this catches any
+/// left, and trees the printer cannot print as they are.
 fn same_tree(converted: &[Stmt], printed: &[Stmt]) -> bool {
     use ruff_python_ast::comparable::ComparableStmt;
     printed.len() == converted.len()

@@ -1,4 +1,2 @@
-def f(a, x):
-    y = a[(1, 2):3]
-    w = (v := (1, 2))
-    return y, w
+def f(a, b):
+    return f'{a and b = }'
