@@ -1,0 +1,372 @@
+"""Staging: `@sc.function` traces a function into a graph, and the staged
+implementations of the control-flow operators build cond and while nodes.
+
+In the original and unstaged modes `sc.function` is the identity. In the
+staged mode a call looks up its trace cache, keyed by the dtypes and shapes
+of its tensor arguments, the values of its other arguments and the
+signatures of the tensors the function reads from globals and closures;
+on a miss it traces: tensor arguments become placeholders, the tensors it
+reads from globals and closures become placeholders too (read again at
+every call, so rebinding them is seen), and Python control flow runs now,
+leaving no node (seed 000 fig. 1b). The graph then runs on the executor
+(executor/src/tensors/, graph/). A call made while tracing another function
+becomes a call node (composition; recursion on a staged condition).
+
+What cannot be staged faithfully raises StagingError: a variable bound in
+only one branch of a staged `if` and used after it, a Python value that a
+staged branch or loop changes, a loop variable whose dtype or shape changes,
+Python side effects (print, mutating outer lists) inside staged control flow.
+"""
+
+import _stagecheck_tensor as _n
+from stagecheck import tensor as _t
+from stagecheck.ag import dispatch as _dispatch
+from stagecheck.ag.variables import Undefined as _Undefined
+
+StagingError = _t.StagingError
+Tensor = _t.Tensor
+
+
+def _staged_value(x):
+    return isinstance(x, Tensor) and _n.is_symbolic(x._h)
+
+
+class _Tensors:
+    """The tensors of a structure (a state tuple, a return value), flattened,
+    and how to put the structure back together from new tensors."""
+
+    def __init__(self, value):
+        self.tensors = []
+        self.template = self._flatten(value)
+
+    def _flatten(self, v):
+        if isinstance(v, Tensor):
+            self.tensors.append(v)
+            return ('t', len(self.tensors) - 1)
+        if type(v) is tuple:
+            return ('tuple', [self._flatten(x) for x in v])
+        if type(v) is list:
+            return ('list', [self._flatten(x) for x in v])
+        return ('py', v)
+
+    def rebuild(self, tensors):
+        return self._build(self.template, tensors)
+
+    def _build(self, node, tensors):
+        kind, v = node
+        if kind == 't':
+            return tensors[v]
+        if kind == 'tuple':
+            return tuple(self._build(x, tensors) for x in v)
+        if kind == 'list':
+            return [self._build(x, tensors) for x in v]
+        return v
+
+
+def _signature(t):
+    return (_n.dtype(t._h), _n.shape(t._h))
+
+
+def _same_python(a, b):
+    try:
+        return type(a) is type(b) and (a is b or a == b)
+    except Exception:
+        return False
+
+
+def _check_branch_states(names, then_state, else_state):
+    for name, a, b in zip(names, then_state, else_state):
+        a_undef, b_undef = isinstance(a, _Undefined), isinstance(b, _Undefined)
+        if a_undef != b_undef:
+            where = 'the true branch' if b_undef else 'the false branch'
+            raise StagingError("'%s' is bound in %s of a staged if only, and used after it" % (name, where))
+        if a_undef:
+            continue
+        if isinstance(a, Tensor) != isinstance(b, Tensor):
+            raise StagingError("'%s' is a tensor in one branch of a staged if and a Python value in the other" % name)
+        if isinstance(a, Tensor):
+            if _signature(a) != _signature(b):
+                raise StagingError("'%s' has dtype/shape %s in the true branch and %s in the false branch of a staged if"
+                                   % (name, _signature(a), _signature(b)))
+        elif not _same_python(a, b):
+            raise StagingError("'%s' is a Python value that a staged if changes (%r or %r)" % (name, a, b))
+
+
+def _as_list(state):
+    return list(state) if isinstance(state, tuple) else [state]
+
+
+class _SideEffects:
+    """Depth of staged control flow being traced: Python side effects there
+    would run once per trace, not once per execution."""
+    depth = 0
+
+
+def _traced(label, params, fn):
+    """Traces `fn(placeholders)` into a graph function; returns its id and
+    what `fn` returned."""
+    handles = _n.trace_begin(label, params)
+    _SideEffects.depth += 1
+    try:
+        result, outputs = fn([Tensor(h) for h in handles])
+        fid = _n.trace_end([t._h for t in outputs])
+    except BaseException:
+        _n.trace_abort()
+        raise
+    finally:
+        _SideEffects.depth -= 1
+    return fid, result
+
+
+def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
+    if _signature(cond) != ('bool', ()):
+        raise StagingError('the condition of a staged if must be a bool scalar, not %s %s' % _signature(cond))
+    init = get_state()
+
+    def branch(fn):
+        def run(_):
+            set_state(init)
+            fn()
+            state = _as_list(get_state())
+            tensors = [v for v in state if isinstance(v, Tensor)]
+            return state, tensors
+        return run
+
+    then_id, then_state = _traced('if_true', [], branch(body))
+    else_id, else_state = _traced('if_false', [], branch(orelse))
+    _check_branch_states(names, then_state, else_state)
+    outs = [Tensor(h) for h in _n.cond(cond._h, then_id, else_id)]
+    it = iter(outs)
+    final = [next(it) if isinstance(v, Tensor) else v for v in then_state]
+    set_state(tuple(final))
+
+
+def while_stmt(first_cond, test, body, get_state, set_state, names, opts):
+    init = _as_list(get_state())
+    for name, v in zip(names, init):
+        if isinstance(v, _Undefined):
+            raise StagingError("'%s' is modified by a staged while loop but not bound before it" % name)
+    slots = [i for i, v in enumerate(init) if isinstance(v, Tensor)]
+    params = [_signature(init[i]) for i in slots]
+
+    def with_vars(tensors):
+        state = list(init)
+        for i, t in zip(slots, tensors):
+            state[i] = t
+        set_state(tuple(state))
+
+    def cond_fn(tensors):
+        with_vars(tensors)
+        c = test()
+        if not isinstance(c, Tensor) or _signature(c) != ('bool', ()):
+            raise StagingError('the condition of a staged while loop must stay a bool scalar tensor')
+        return None, [c]
+
+    def body_fn(tensors):
+        with_vars(tensors)
+        body()
+        state = _as_list(get_state())
+        for i, (name, before, after) in enumerate(zip(names, init, state)):
+            if i in slots:
+                if not isinstance(after, Tensor):
+                    raise StagingError("loop variable '%s' stops being a tensor in a staged while loop" % name)
+                if _signature(after) != _signature(before):
+                    raise StagingError("loop variable '%s' changes from %s %s to %s %s in a staged while loop"
+                                       % ((name,) + _signature(before) + _signature(after)))
+            elif not _same_python(before, after):
+                raise StagingError("'%s' is a Python value that a staged while loop changes" % name)
+        return None, [state[i] for i in slots]
+
+    cond_id, _ = _traced('while_cond', params, cond_fn)
+    body_id, _ = _traced('while_body', params, body_fn)
+    outs = [Tensor(h) for h in _n.while_loop(cond_id, body_id, [init[i]._h for i in slots])]
+    with_vars(outs)
+
+
+def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
+    raise StagingError('a for loop over a symbolic tensor is not staged yet')
+
+
+def if_exp(cond, if_true, if_false, expr_repr):
+    raise StagingError('a conditional expression on a symbolic tensor is not staged yet: use an if statement')
+
+
+def check_side_effect(f):
+    """Called by converted_call: Python side effects cannot be staged inside
+    staged control flow (they would run once per trace)."""
+    if _SideEffects.depth == 0:
+        return
+    if f is print:
+        raise StagingError('print inside staged control flow runs once when traced, not at every execution: use sc.print outside it')
+    owner = getattr(f, '__self__', None)
+    if isinstance(owner, (list, dict, set)) and getattr(f, '__name__', '') in _MUTATORS:
+        raise StagingError('%s.%s inside staged control flow mutates a Python object once when traced' % (type(owner).__name__, f.__name__))
+
+
+_MUTATORS = frozenset(['append', 'extend', 'insert', 'pop', 'remove', 'clear', 'update', 'add', 'discard',
+                       'setdefault', 'popitem', 'sort', 'reverse'])
+
+
+def _bool_not_staged(*args):
+    raise StagingError('and/or/not on symbolic tensors are not staged yet: use &, |, ~')
+
+
+_dispatch.register([Tensor], {
+    'if_stmt': lambda cond, *rest: if_stmt(cond, *rest) if _staged_value(cond) else _eager_if(cond, *rest),
+    'while_stmt': lambda cond, *rest: while_stmt(cond, *rest) if _staged_value(cond) else _eager_while(cond, *rest),
+    'for_stmt': lambda it, *rest: for_stmt(it, *rest) if _staged_value(it) else _eager_for(it, *rest),
+})
+
+
+def _eager_if(cond, body, orelse, *_):
+    if cond:
+        body()
+    else:
+        orelse()
+
+
+def _eager_while(cond, test, body, *_):
+    while True:
+        if not cond:
+            return
+        body()
+        cond = test()
+        if _staged_value(cond):
+            raise StagingError('a while loop whose condition becomes symbolic inside the loop')
+
+
+def _eager_for(iter_, extra_test, body, *_):
+    for target in iter_:
+        body(target)
+        if extra_test is not None and not extra_test():
+            break
+
+
+# ---------------------------------------------------------------------------
+# sc.function
+
+def _code_names(code, out):
+    out.update(code.co_names)
+    for c in code.co_consts:
+        if hasattr(c, 'co_names'):
+            _code_names(c, out)
+    return out
+
+
+class Function:
+    """A function marked for staging (`tf.function`)."""
+
+    def __init__(self, python_function, options):
+        self.python_function = python_function
+        self.options = options
+        self._cache = {}
+        self.__name__ = getattr(python_function, '__name__', 'function')
+        self.__doc__ = getattr(python_function, '__doc__', None)
+        self.__wrapped__ = python_function
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return _BoundFunction(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        if _n.mode() != 'staged':
+            return self.python_function(*args, **kwargs)
+        return self._staged_call(args, kwargs)
+
+    def _captured(self):
+        """(kind, key, tensor) for every tensor the function reads from its
+        globals or closure cells, read now."""
+        f = self.python_function
+        found = []
+        names = _code_names(f.__code__, set())
+        g = f.__globals__
+        for name in sorted(names):
+            v = g.get(name)
+            if isinstance(v, Tensor):
+                found.append(('global', name, v))
+        for i, cell in enumerate(f.__closure__ or ()):
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(v, Tensor):
+                found.append(('cell', i, v))
+        return found
+
+    def _staged_call(self, args, kwargs):
+        arguments = _Tensors((args, sorted(kwargs.items())))
+        captured = self._captured()
+        key_parts = [self._key(arguments.template)]
+        key_parts.extend((kind, k, _signature(t)) for kind, k, t in captured)
+        key_parts.extend(_signature(t) for t in arguments.tensors)
+        key = repr(key_parts)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(arguments, captured)
+            self._cache[key] = entry
+        fid, outputs = entry
+        handles = [t._h for t in arguments.tensors] + [t._h for _, _, t in captured]
+        results = [Tensor(h) for h in _n.call(fid, handles)]
+        return outputs.rebuild(results)
+
+    def _key(self, template):
+        kind, v = template
+        if kind == 't':
+            return 't'
+        if kind in ('tuple', 'list'):
+            return (kind, tuple(self._key(x) for x in v))
+        try:
+            hash(v)
+        except TypeError:
+            return ('id', id(v))
+        return ('py', type(v).__name__, v)
+
+    def _trace(self, arguments, captured):
+        params = [_signature(t) for t in arguments.tensors] + [_signature(t) for _, _, t in captured]
+        f = self.python_function
+        handles = _n.trace_begin(self.__name__, params)
+        n_args = len(arguments.tensors)
+        symbolic = [Tensor(h) for h in handles]
+        saved = []
+        try:
+            for (kind, k, _), s in zip(captured, symbolic[n_args:]):
+                if kind == 'global':
+                    saved.append((kind, k, f.__globals__[k]))
+                    f.__globals__[k] = s
+                else:
+                    saved.append((kind, k, f.__closure__[k].cell_contents))
+                    f.__closure__[k].cell_contents = s
+            args, kwargs = arguments.rebuild(symbolic[:n_args])
+            result = f(*args, **dict(kwargs))
+            outputs = _Tensors(result)
+            for t in outputs.tensors:
+                if not _staged_value(t):
+                    pass
+            fid = _n.trace_end([t._h for t in outputs.tensors])
+        except BaseException:
+            _n.trace_abort()
+            raise
+        finally:
+            for kind, k, v in saved:
+                if kind == 'global':
+                    f.__globals__[k] = v
+                else:
+                    f.__closure__[k].cell_contents = v
+        return fid, outputs
+
+
+class _BoundFunction:
+    def __init__(self, function, obj):
+        self._function = function
+        self._obj = obj
+
+    def __call__(self, *args, **kwargs):
+        return self._function(self._obj, *args, **kwargs)
+
+
+def function(func=None, **options):
+    """Marks `func` for staging. Usable bare (`@sc.function`) or with options."""
+    if func is None:
+        return lambda f: function(f, **options)
+    return Function(func, options)
