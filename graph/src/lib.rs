@@ -18,7 +18,12 @@
 
 mod dtype;
 mod error;
+mod eval;
+mod float_text;
 mod format;
+mod infer;
+mod kernels;
+mod op;
 mod scalar;
 mod shape;
 mod tensor;
@@ -26,7 +31,11 @@ mod value;
 
 pub use dtype::DType;
 pub use error::{ErrorKind, OpError};
+pub use eval::eval;
+pub use float_text::{f32_from_text, f32_to_text, f64_from_text, f64_to_text};
 pub use format::{float32_repr, float64_repr, format_tensor};
+pub use infer::infer;
+pub use op::{IndexItem, Op};
 pub use scalar::Scalar;
 pub use shape::{broadcast_shapes, MAX_ELEMENTS};
 pub use tensor::{Data, Tensor};
