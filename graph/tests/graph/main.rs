@@ -1,5 +1,6 @@
 //! The graph IR: execution, validation, printing and JSON.
 
+mod exec;
 mod json;
 mod sexpr;
 mod validate;
