@@ -104,7 +104,7 @@ impl Executor {
         };
         drop(budget);
         let (stdout, stdout_truncated) = capture::take();
-        Ok(Outcome { terminal, stdout, stdout_truncated, globals, micros })
+        Ok(Outcome { terminal, stdout, stdout_truncated, globals, micros, graph: crate::tensors::graph_text() })
     }
 
     /// A panic unwound through the VM: its state is no longer trusted.

@@ -59,6 +59,7 @@ impl Worker {
                     stdout: String::new(),
                     stdout_truncated: false,
                     globals: Vec::new(),
+                    graph: String::new(),
                     micros: (self.config.time_limit + GRACE).as_micros() as u64,
                 })
             }

@@ -109,7 +109,8 @@ def _traced(label, params, fn):
     _SideEffects.depth += 1
     try:
         result, outputs = fn([Tensor(h) for h in handles])
-        fid = _n.trace_end([t._h for t in outputs])
+        # Pending: the cond or while node completes the signature.
+        fid = _n.trace_end([t._h for t in outputs], True)
     except BaseException:
         _n.trace_abort()
         raise
@@ -325,7 +326,7 @@ class Function:
     def _trace(self, arguments, captured):
         params = [_signature(t) for t in arguments.tensors] + [_signature(t) for _, _, t in captured]
         f = self.python_function
-        handles = _n.trace_begin(self.__name__, params)
+        handles = _n.trace_begin(self.__name__, params, True)
         n_args = len(arguments.tensors)
         symbolic = [Tensor(h) for h in handles]
         saved = []
@@ -340,9 +341,6 @@ class Function:
             args, kwargs = arguments.rebuild(symbolic[:n_args])
             result = f(*args, **dict(kwargs))
             outputs = _Tensors(result)
-            for t in outputs.tensors:
-                if not _staged_value(t):
-                    pass
             fid = _n.trace_end([t._h for t in outputs.tensors])
         except BaseException:
             _n.trace_abort()

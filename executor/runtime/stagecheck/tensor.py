@@ -171,15 +171,15 @@ def _index_items(index):
     items = []
     for i in index:
         if i is None:
-            items.append('NewAxis')
+            items.append('new_axis')
         elif i is Ellipsis:
-            items.append('Ellipsis')
+            items.append('ellipsis')
         elif isinstance(i, slice):
-            items.append({'Slice': {'start': _opt_int(i.start), 'stop': _opt_int(i.stop), 'step': _opt_int(i.step)}})
+            items.append({'slice': {'start': _opt_int(i.start), 'stop': _opt_int(i.stop), 'step': _opt_int(i.step)}})
         elif isinstance(i, Tensor) and _n.is_symbolic(i._h):
             raise StagingError('indexing with a symbolic tensor is not supported')
         else:
-            items.append({'At': i.__index__()})
+            items.append({'at': i.__index__()})
     return items
 
 

@@ -43,5 +43,45 @@ pub fn mode() -> Mode {
 
 /// The S-expressions of every function the last run traced on this thread.
 pub fn graph_text() -> String {
-    TRACER.with(|t| stagecheck_graph::sexpr(&t.borrow().library))
+    TRACER.with(|t| t.borrow().library.to_string())
+}
+
+/// The runtime's own objects as comparable values: an `sc.Tensor` by
+/// dtype, shape and elements; an `sc.function` as the function it wraps
+/// (its trace cache differs between modes by design). `None` for any other
+/// object. Reads the runtime's own slots and attributes only, no user code.
+pub fn render(obj: &rustpython_vm::PyObject, vm: &rustpython_vm::VirtualMachine) -> Option<crate::Value> {
+    use crate::Value;
+    let class = obj.class();
+    let module = class.get_direct_attr(vm.ctx.intern_str("__module__"))?;
+    let module = module.downcast_ref::<rustpython_vm::builtins::PyStr>()?.to_string_lossy().into_owned();
+    let name = class.name().to_string();
+    if module == "stagecheck.staging" && name == "Function" {
+        let wrapped = obj.get_attr("python_function", vm).ok()?;
+        let qualname = wrapped.get_attr("__qualname__", vm).ok()?;
+        return Some(Value::Function { qualname: crate::render::str_of(&qualname) });
+    }
+    if module != "stagecheck.tensor" || name != "Tensor" {
+        return None;
+    }
+    let handle = obj.get_attr("_h", vm).ok()?;
+    let handle = handle.downcast_ref::<module::_stagecheck_tensor::Handle>()?;
+    Some(match &handle.input {
+        trace::Input::Eager(t) => Value::Tensor {
+            dtype: t.dtype().name().to_string(),
+            shape: t.shape().to_vec(),
+            values: Box::new(element_values(&t.to_value())),
+        },
+        trace::Input::Symbolic(s) => Value::Opaque { type_name: format!("symbolic tensor {} {:?}", s.dtype, s.shape) },
+    })
+}
+
+fn element_values(v: &stagecheck_graph::Value) -> crate::Value {
+    use stagecheck_graph::Value as G;
+    match v {
+        G::Bool(b) => crate::Value::Bool(*b),
+        G::Int(i) => crate::Value::Int(i.to_string()),
+        G::Float(f) => crate::Value::Float(f.to_bits()),
+        G::List(items) => crate::Value::List(items.iter().map(element_values).collect()),
+    }
 }

@@ -27,7 +27,8 @@ pub(crate) mod _stagecheck_tensor {
     use super::*;
     use rustpython_vm::builtins::{PyBaseExceptionRef, PyListRef, PyStrRef, PyTypeRef};
     use rustpython_vm::function::OptionalArg;
-    use rustpython_vm::{PyPayload, TryFromObject};
+    use rustpython_vm::{pyclass, PyPayload, TryFromObject};
+    use rustpython_vm::builtins::PyTuple;
     use stagecheck_graph::{DType, FnId, Op, Tensor};
 
     #[pyattr]
@@ -40,8 +41,8 @@ pub(crate) mod _stagecheck_tensor {
     #[pyclass(flags(DISALLOW_INSTANTIATION))]
     impl Handle {}
 
-    #[pyattr(once)]
-    fn StagingError(vm: &VirtualMachine) -> PyTypeRef {
+    #[pyattr(name = "StagingError", once)]
+    fn staging_error_type(vm: &VirtualMachine) -> PyTypeRef {
         vm.ctx.new_exception_type("stagecheck", "StagingError", Some(vec![vm.ctx.exceptions.exception_type.to_owned()]))
     }
 
@@ -49,7 +50,7 @@ pub(crate) mod _stagecheck_tensor {
         let module = vm.import("_stagecheck_tensor", 0).expect("the module imports itself");
         let cls = module.get_attr("StagingError", vm).expect("StagingError is defined");
         let cls = PyTypeRef::try_from_object(vm, cls).expect("StagingError is a type");
-        vm.new_exception_msg(cls, message)
+        vm.new_exception_msg(cls, message.into())
     }
 
     fn trace_error(e: TraceError, vm: &VirtualMachine) -> PyBaseExceptionRef {
@@ -76,7 +77,7 @@ pub(crate) mod _stagecheck_tensor {
     }
 
     fn dtype_arg(name: Option<PyStrRef>, vm: &VirtualMachine) -> PyResult<Option<DType>> {
-        name.map(|n| DType::from_name(n.as_str()).ok_or_else(|| vm.new_type_error(format!("unknown dtype '{}'", n.as_str()))))
+        name.map(|n| DType::from_name(&n.to_string_lossy()).ok_or_else(|| vm.new_type_error(format!("unknown dtype '{}'", n.to_string_lossy()))))
             .transpose()
     }
 
@@ -102,18 +103,38 @@ pub(crate) mod _stagecheck_tensor {
         Ok(handle(Input::Eager(values::from_python(&value, dtype, vm)?)))
     }
 
+    /// `ReduceSum` → `reduce_sum` (the serde tag of `Op`); `MatMul` → `matmul`.
+    fn op_tag(name: &str) -> String {
+        if name == "MatMul" {
+            return "matmul".into();
+        }
+        let mut out = String::new();
+        for (i, c) in name.chars().enumerate() {
+            if c.is_ascii_uppercase() {
+                if i > 0 {
+                    out.push('_');
+                }
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
     #[pyfunction]
     fn apply(op: PyStrRef, attrs: Option<PyObjectRef>, args: PyListRef, vm: &VirtualMachine) -> PyResult<Handle> {
-        let spec = match attrs {
-            None => serde_json::Value::String(op.as_str().to_string()),
-            Some(a) if vm.is_none(&a) => serde_json::Value::String(op.as_str().to_string()),
-            Some(a) => {
-                let mut m = serde_json::Map::new();
-                m.insert(op.as_str().to_string(), values::to_json(&a, vm)?);
-                serde_json::Value::Object(m)
-            }
+        // The graph crate's `Op` in JSON: `{"op": "reduce_sum", "axis": ..., ...}`.
+        let mut spec = match attrs {
+            Some(a) if !vm.is_none(&a) => match values::to_json(&a, vm)? {
+                serde_json::Value::Object(m) => m,
+                _ => return Err(vm.new_type_error("op attributes are a dict")),
+            },
+            _ => serde_json::Map::new(),
         };
-        let op: Op = serde_json::from_value(spec).map_err(|e| vm.new_value_error(format!("bad operation {}: {e}", op.as_str())))?;
+        spec.insert("op".into(), serde_json::Value::String(op_tag(&op.to_string_lossy())));
+        let spec = serde_json::Value::Object(spec);
+        let op: Op = serde_json::from_value(spec).map_err(|e| vm.new_value_error(format!("bad operation {}: {e}", op.to_string_lossy())))?;
         let ins = inputs(&args, vm)?;
         if ins.iter().all(|i| matches!(i, Input::Eager(_))) {
             let tensors: Vec<&Tensor> = ins.iter().map(|i| match i { Input::Eager(t) => t, _ => unreachable!() }).collect();
@@ -171,8 +192,10 @@ pub(crate) mod _stagecheck_tensor {
             .borrow_vec()
             .iter()
             .map(|p| {
-                let (d, s): (PyStrRef, PyObjectRef) = TryFromObject::try_from_object(vm, p.clone())?;
-                let dtype = DType::from_name(d.as_str()).ok_or_else(|| vm.new_type_error("unknown dtype"))?;
+                let pair = p.downcast_ref::<PyTuple>().filter(|t| t.len() == 2).ok_or_else(|| vm.new_type_error("a signature is (dtype, shape)"))?;
+                let d = PyStrRef::try_from_object(vm, pair.as_slice()[0].clone())?;
+                let s = pair.as_slice()[1].clone();
+                let dtype = DType::from_name(&d.to_string_lossy()).ok_or_else(|| vm.new_type_error("unknown dtype"))?;
                 let dims: Vec<usize> = vm.extract_elements_with(&s, |o| usize::try_from_object(vm, o))?;
                 Ok((dtype, dims))
             })
@@ -185,7 +208,7 @@ pub(crate) mod _stagecheck_tensor {
     fn trace_begin(name: PyStrRef, params: PyListRef, isolated: OptionalArg<bool>, vm: &VirtualMachine) -> PyResult {
         let sigs = signatures(params, vm)?;
         let isolated = isolated.unwrap_or(false);
-        let syms = TRACER.with(|t| t.borrow_mut().begin(name.as_str(), sigs, !isolated));
+        let syms = TRACER.with(|t| t.borrow_mut().begin(&name.to_string_lossy(), sigs, !isolated));
         Ok(sym_handles(syms, vm))
     }
 
@@ -247,6 +270,6 @@ pub(crate) mod _stagecheck_tensor {
     /// Every function traced in this run, as S-expressions.
     #[pyfunction]
     fn graph_text() -> String {
-        TRACER.with(|t| stagecheck_graph::sexpr(&t.borrow().library))
+        TRACER.with(|t| t.borrow().library.to_string())
     }
 }

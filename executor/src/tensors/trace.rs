@@ -55,13 +55,24 @@ pub struct Builder {
     captured: Vec<(Sym, u32)>,
     /// Output counts of the cond, while and call nodes, by node.
     outputs_of: HashMap<u32, usize>,
+    /// The dtype and shape of every value.
+    sigs: HashMap<Local, (DType, Vec<usize>)>,
 }
 
 impl Builder {
     fn add_param(&mut self, dtype: DType, shape: Vec<usize>) -> u32 {
         let k = self.params.len() as u32;
+        self.sigs.insert(Local::Param(k), (dtype, shape.clone()));
         self.params.push((dtype, shape));
         self.param_order.push(k);
+        k
+    }
+
+    /// A parameter outside the order (placed by the caller).
+    fn loose_param(&mut self, dtype: DType, shape: Vec<usize>) -> u32 {
+        let k = self.params.len() as u32;
+        self.sigs.insert(Local::Param(k), (dtype, shape.clone()));
+        self.params.push((dtype, shape));
         k
     }
 
@@ -98,15 +109,14 @@ impl Builder {
             }
             nodes.push(node);
         }
+        let results = outputs.iter().map(|l| self.sigs[l].clone()).collect();
         let outputs = outputs.iter().map(|l| number[l]).collect();
-        Function { name: self.name, params, nodes, outputs }
+        Function { name: self.name, params, results, nodes, outputs }
     }
 }
 
 /// A finished function whose captures its user must pass in.
 struct Finished {
-    /// Explicit parameters (those the builder began with).
-    explicit: usize,
     /// The outer values captured, in parameter order after the explicit ones.
     captured: Vec<Sym>,
 }
@@ -149,6 +159,7 @@ impl Tracer {
             nodes: Vec::new(),
             captured: Vec::new(),
             outputs_of: HashMap::new(),
+            sigs: HashMap::new(),
         };
         let syms = params
             .into_iter()
@@ -170,8 +181,11 @@ impl Tracer {
         let top = self.stack.len() - 1;
         match input {
             Input::Eager(t) => {
-                let node = self.stack[top].push(LocalNode::Const(t.clone()));
-                Ok(Local::Out { node, index: 0 })
+                let b = &mut self.stack[top];
+                let node = b.push(LocalNode::Const(t.clone()));
+                let l = Local::Out { node, index: 0 };
+                b.sigs.insert(l, (t.dtype(), t.shape().to_vec()));
+                Ok(l)
             }
             Input::Symbolic(s) => self.capture(s, top),
         }
@@ -207,6 +221,7 @@ impl Tracer {
         let locals = inputs.iter().map(|i| self.local(i)).collect::<Result<Vec<_>, _>>()?;
         let b = self.stack.last_mut().expect("tracing");
         let node = b.push(LocalNode::Op { op, inputs: locals });
+        b.sigs.insert(Local::Out { node, index: 0 }, (dtype, shape.clone()));
         Ok(self.sym(Local::Out { node, index: 0 }, dtype, shape))
     }
 
@@ -217,10 +232,9 @@ impl Tracer {
         let b = self.stack.pop().expect("tracing");
         let id = FnId(self.library.functions.len() as u32);
         let sigs: Vec<_> = outputs.iter().map(Input::signature).collect();
-        let explicit = b.params.len() - b.captured.len();
-        self.finished.insert(id, Finished { explicit, captured: b.captured.iter().map(|(s, _)| s.clone()).collect() });
+        self.finished.insert(id, Finished { captured: b.captured.iter().map(|(s, _)| s.clone()).collect() });
         // An empty function keeps the id until the builder is finished.
-        self.library.functions.push(Function { name: b.name.clone(), params: Vec::new(), nodes: Vec::new(), outputs: Vec::new() });
+        self.library.functions.push(Function { name: b.name.clone(), params: Vec::new(), results: Vec::new(), nodes: Vec::new(), outputs: Vec::new() });
         self.output_sigs.insert(id, sigs);
         if pending {
             self.pending.insert(id, b);
@@ -254,9 +268,7 @@ impl Tracer {
         if let Some(b) = self.pending.get_mut(&else_fn) {
             let mut front = Vec::new();
             for s in &then_caps {
-                let k = b.params.len() as u32;
-                b.params.push((s.dtype, s.shape.clone()));
-                front.push(k);
+                front.push(b.loose_param(s.dtype, s.shape.clone()));
             }
             front.extend(b.param_order.drain(..));
             b.param_order = front;
@@ -289,8 +301,7 @@ impl Tracer {
             let own: Vec<u32> = b.param_order[n..].to_vec();
             let mut passed = Vec::new();
             for s in &cond_caps {
-                let k = b.params.len() as u32;
-                b.params.push((s.dtype, s.shape.clone()));
+                let k = b.loose_param(s.dtype, s.shape.clone());
                 order.push(k);
                 passed.push(Local::Param(k));
             }
@@ -327,6 +338,9 @@ impl Tracer {
         let id = b.id;
         let index = b.push(node);
         b.outputs_of.insert(index, sigs.len());
+        for (k, sig) in sigs.iter().enumerate() {
+            b.sigs.insert(Local::Out { node: index, index: k as u32 }, sig.clone());
+        }
         Ok(sigs
             .into_iter()
             .enumerate()

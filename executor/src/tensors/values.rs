@@ -146,10 +146,11 @@ pub fn to_json(obj: &PyObjectRef, vm: &VirtualMachine) -> PyResult<serde_json::V
         return Ok(J::from(v));
     }
     if let Some(f) = obj.downcast_ref::<PyFloat>() {
-        return Ok(serde_json::Number::from_f64(f.to_f64()).map(J::Number).unwrap_or(J::Null));
+        // The graph crate reads float attributes as exact text.
+        return Ok(J::String(stagecheck_graph::f64_to_text(f.to_f64())));
     }
     if let Some(s) = obj.downcast_ref::<PyStr>() {
-        return Ok(J::String(s.as_str().to_string()));
+        return Ok(J::String(s.to_string_lossy().into_owned()));
     }
     if let Some(l) = obj.downcast_ref::<PyList>() {
         return l.borrow_vec().iter().map(|x| to_json(x, vm)).collect::<PyResult<Vec<_>>>().map(J::Array);
@@ -161,7 +162,7 @@ pub fn to_json(obj: &PyObjectRef, vm: &VirtualMachine) -> PyResult<serde_json::V
         let mut m = serde_json::Map::new();
         for (k, v) in d {
             let k = k.downcast_ref::<PyStr>().ok_or_else(|| vm.new_type_error("attribute keys are strings"))?;
-            m.insert(k.as_str().to_string(), to_json(&v, vm)?);
+            m.insert(k.to_string_lossy().into_owned(), to_json(&v, vm)?);
         }
         return Ok(J::Object(m));
     }
