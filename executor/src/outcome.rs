@@ -86,7 +86,7 @@ pub struct Outcome {
     pub micros: u64,
     /// The graph functions the run traced (staged mode), as S-expressions;
     /// empty when it traced none (not compared).
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub graph: String,
 }
 
