@@ -89,6 +89,8 @@ def _check_branch_states(names, then_state, else_state):
                 raise StagingError("'%s' has dtype/shape %s in the true branch and %s in the false branch of a staged if"
                                    % (name, _signature(a), _signature(b)))
         elif not _same_python(a, b):
+            if name.startswith('do_return'):
+                raise StagingError('a return in one branch of a staged if only (return in both branches, or after the if)')
             raise StagingError("'%s' is a Python value that a staged if changes (%r or %r)" % (name, a, b))
 
 
@@ -107,15 +109,21 @@ def _traced(label, params, fn):
     what `fn` returned."""
     handles = _n.trace_begin(label, params)
     _SideEffects.depth += 1
+    saved_check = _dispatch.call_check
+    _dispatch.call_check = check_side_effect
+    # try/finally, not except-and-reraise: RustPython's bare `raise` drops
+    # the inner frames, and the error must name the program's line.
+    done = False
     try:
         result, outputs = fn([Tensor(h) for h in handles])
         # Pending: the cond or while node completes the signature.
         fid = _n.trace_end([t._h for t in outputs], True)
-    except BaseException:
-        _n.trace_abort()
-        raise
+        done = True
     finally:
+        if not done:
+            _n.trace_abort()
         _SideEffects.depth -= 1
+        _dispatch.call_check = saved_check
     return fid, result
 
 
@@ -144,9 +152,9 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
 
 def while_stmt(first_cond, test, body, get_state, set_state, names, opts):
     init = _as_list(get_state())
-    for name, v in zip(names, init):
-        if isinstance(v, _Undefined):
-            raise StagingError("'%s' is modified by a staged while loop but not bound before it" % name)
+    # Names unbound before the loop are the body's own (`err = pred - y`):
+    # not carried; reading one after the loop is refused (variables.ld).
+    local = [i for i, v in enumerate(init) if isinstance(v, _Undefined)]
     slots = [i for i, v in enumerate(init) if isinstance(v, Tensor)]
     params = [_signature(init[i]) for i in slots]
 
@@ -174,7 +182,9 @@ def while_stmt(first_cond, test, body, get_state, set_state, names, opts):
                 if _signature(after) != _signature(before):
                     raise StagingError("loop variable '%s' changes from %s %s to %s %s in a staged while loop"
                                        % ((name,) + _signature(before) + _signature(after)))
-            elif not _same_python(before, after):
+            elif i not in local and not _same_python(before, after):
+                if name.startswith('do_return') or name.startswith('break_'):
+                    raise StagingError('a break or return inside a staged while loop is not staged yet')
                 raise StagingError("'%s' is a Python value that a staged while loop changes" % name)
         return None, [state[i] for i in slots]
 
@@ -212,7 +222,12 @@ def _bool_not_staged(*args):
     raise StagingError('and/or/not on symbolic tensors are not staged yet: use &, |, ~')
 
 
+def _undefined_read(name):
+    raise StagingError("'%s' is bound only inside staged control flow and read after it" % name)
+
+
 _dispatch.register([Tensor], {
+    'undefined_read': _undefined_read,
     'if_stmt': lambda cond, *rest: if_stmt(cond, *rest) if _staged_value(cond) else _eager_if(cond, *rest),
     'while_stmt': lambda cond, *rest: while_stmt(cond, *rest) if _staged_value(cond) else _eager_while(cond, *rest),
     'for_stmt': lambda it, *rest: for_stmt(it, *rest) if _staged_value(it) else _eager_for(it, *rest),
@@ -330,6 +345,7 @@ class Function:
         n_args = len(arguments.tensors)
         symbolic = [Tensor(h) for h in handles]
         saved = []
+        done = False
         try:
             for (kind, k, _), s in zip(captured, symbolic[n_args:]):
                 if kind == 'global':
@@ -342,10 +358,10 @@ class Function:
             result = f(*args, **dict(kwargs))
             outputs = _Tensors(result)
             fid = _n.trace_end([t._h for t in outputs.tensors])
-        except BaseException:
-            _n.trace_abort()
-            raise
+            done = True
         finally:
+            if not done:
+                _n.trace_abort()
             for kind, k, v in saved:
                 if kind == 'global':
                     f.__globals__[k] = v
