@@ -14,6 +14,7 @@ use crate::kernels::layout::{concat, reshape, stack, transpose, transpose_perm};
 use crate::kernels::matmul::matmul;
 use crate::kernels::reduce::{argmax, argmax_shape, extreme, mean, reduced_axes, sum};
 use crate::op::Op;
+use crate::shape::same_shape;
 use crate::tensor::{with_array, Data, Tensor};
 use crate::dtype::DType;
 
@@ -29,7 +30,7 @@ pub fn eval(op: &Op, inputs: &[&Tensor]) -> Result<Tensor, OpError> {
         _ => {}
     }
     let data = compute(op, inputs, &shape)?;
-    if data.dtype() != dtype || data.shape() != shape.as_slice() {
+    if data.dtype() != dtype || !same_shape(data.shape(), &shape) {
         return Err(OpError::unimplemented(format!(
             "internal error: {} computed {} {:?}, inferred {dtype} {shape:?}",
             op.name(),

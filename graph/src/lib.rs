@@ -11,10 +11,14 @@
 //! - [`DType`], [`Tensor`] (an `Arc`'d [`Data`]), [`Scalar`], [`Value`]; NumPy-style `Display`.
 //! - [`Op`], [`IndexItem`], [`eval`], [`infer`], [`OpError`]/[`ErrorKind`]: TF dtype rules,
 //!   NumPy broadcasting and indexing, wrapping integer overflow; never a panic.
-//! - [`Library`], [`Function`], [`Node`] (`Const`, `Op`, `Cond`, `While`, `Call`),
-//!   [`validate`], S-expression printing (`Display` of `Library`), serde JSON.
+//! - [`Library`], [`Function`] (params, declared results, nodes, outputs), [`Node`]
+//!   (`Const`, `Op`, `Cond`, `While`, `Call`), [`validate`], S-expression printing
+//!   (`Display` of `Library`), serde JSON with floats as exact text.
 //! - [`run`]/[`Executor`]: conds and whiles run natively, calls on an explicit
-//!   frame stack with a depth limit, values dropped after their last use.
+//!   frame stack with a depth limit ([`MAX_DEPTH`]), values dropped after their last use.
+//!
+//! The crate's own rules where TF has none on CPU: integer `FloorDiv`/`Mod` by
+//! zero is a `ZeroDivision` error; `Cast` follows Rust's `as` (see [`Op::Cast`]).
 
 mod dtype;
 mod error;

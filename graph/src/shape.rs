@@ -67,3 +67,10 @@ pub fn normalize_axis(axis: i64, rank: usize, what: &str) -> Result<usize, OpErr
     }
     Ok(if axis < 0 { (axis + r) as usize } else { axis as usize })
 }
+
+/// Shape equality without a `memcmp` call: shapes are a few dims long, and the
+/// library call dominated small ops' time.
+#[inline]
+pub fn same_shape(a: &[usize], b: &[usize]) -> bool {
+    a.len() == b.len() && (0..a.len()).all(|i| a[i] == b[i])
+}

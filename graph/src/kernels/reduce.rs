@@ -48,41 +48,48 @@ pub(crate) fn reduced_shape(shape: &[usize], mask: &[bool], keepdims: bool) -> (
     (out, count)
 }
 
-/// `f` folds each group of reduced elements (in row-major order) to one output.
+/// `f` folds each group of reduced elements (a slice, in row-major order) to
+/// one output element.
 fn fold_groups<T: Copy, U>(
     a: &ArrayD<T>,
     mask: &[bool],
     out_shape: &[usize],
-    mut f: impl FnMut(&mut dyn Iterator<Item = T>) -> U,
+    f: impl FnMut(&[T]) -> U,
 ) -> Result<ArrayD<U>, OpError> {
+    let internal = |e: &dyn std::fmt::Display| OpError::invalid(format!("internal error: {e}"));
     let kept = (0..mask.len()).filter(|&i| !mask[i]);
     let perm: Vec<usize> = kept.chain((0..mask.len()).filter(|&i| mask[i])).collect();
     let count: usize = a.shape().iter().zip(mask).filter(|(_, &m)| m).map(|(&d, _)| d).product();
     let groups: usize = out_shape.iter().product();
-    // Kept axes first, reduced axes last: each output's elements are consecutive.
+    // Kept axes first, reduced axes last: in row-major order each output's
+    // elements are then consecutive (copied only when the layout needs it).
     let view = a.view().permuted_axes(IxDyn(&perm));
-    let mut it = view.iter().copied();
-    let mut out = Vec::with_capacity(groups);
-    for _ in 0..groups {
-        let mut group = it.by_ref().take(count);
-        out.push(f(&mut group));
-    }
-    ArrayD::from_shape_vec(IxDyn(out_shape), out).map_err(|e| OpError::invalid(format!("internal error: {e}")))
+    let standard = view.as_standard_layout();
+    let flat = standard.as_slice().ok_or_else(|| internal(&"not contiguous"))?;
+    let out: Vec<U> = if count == 0 {
+        let mut f = f;
+        (0..groups).map(|_| f(&[])).collect()
+    } else {
+        flat.chunks_exact(count).map(f).collect()
+    };
+    ArrayD::from_shape_vec(IxDyn(out_shape), out).map_err(|e| internal(&e))
 }
 
 pub(crate) fn sum<T: Number>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize]) -> Result<ArrayD<T>, OpError> {
-    fold_groups(a, mask, out_shape, |g| g.fold(T::ZERO, T::add))
+    fold_groups(a, mask, out_shape, |g| g.iter().fold(T::ZERO, |acc, &x| acc.add(x)))
 }
 
 pub(crate) fn mean<T: Number>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize]) -> Result<ArrayD<T>, OpError> {
-    let count: usize = a.shape().iter().zip(mask).filter(|(_, &m)| m).map(|(&d, _)| d).product();
-    fold_groups(a, mask, out_shape, |g| g.fold(T::ZERO, T::add).div_count(count))
+    fold_groups(a, mask, out_shape, |g| g.iter().fold(T::ZERO, |acc, &x| acc.add(x)).div_count(g.len()))
 }
 
 /// Max (`is_max`) or min; an empty group is an error (`infer` refuses it first).
 pub(crate) fn extreme<T: Elem>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize], is_max: bool) -> Result<ArrayD<T>, OpError> {
-    let pick = if is_max { maximum::<T> } else { minimum::<T> };
-    let folded = fold_groups(a, mask, out_shape, |g| g.reduce(pick))?;
+    let folded = if is_max {
+        fold_groups(a, mask, out_shape, |g| g.split_first().map(|(&x, rest)| rest.iter().fold(x, |m, &y| maximum(m, y))))?
+    } else {
+        fold_groups(a, mask, out_shape, |g| g.split_first().map(|(&x, rest)| rest.iter().fold(x, |m, &y| minimum(m, y))))?
+    };
     let values: Option<Vec<T>> = folded.iter().copied().collect();
     let values = values.ok_or_else(|| OpError::invalid("cannot reduce an empty axis with max or min"))?;
     ArrayD::from_shape_vec(IxDyn(out_shape), values).map_err(|e| OpError::invalid(format!("internal error: {e}")))
@@ -93,7 +100,7 @@ pub(crate) fn argmax<T: Elem>(a: &ArrayD<T>, axis: usize, out_shape: &[usize]) -
     let mask: Vec<bool> = (0..a.ndim()).map(|i| i == axis).collect();
     fold_groups(a, &mask, out_shape, |g| {
         let mut best: Option<(usize, T)> = None;
-        for (i, x) in g.enumerate() {
+        for (i, &x) in g.iter().enumerate() {
             match best {
                 Some((_, b)) if b.is_nan() => break,
                 Some((_, b)) if !(x.is_nan() || x > b) => {}
