@@ -198,8 +198,62 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
     raise StagingError('a for loop over a symbolic tensor is not staged yet')
 
 
+def _cond_value(pred, true_fn, false_fn, what):
+    """The value of `true_fn()` or `false_fn()` as `pred` (a symbolic bool
+    scalar) decides: both traced, one cond node."""
+    if _signature(pred) != ('bool', ()):
+        raise StagingError('the condition of a staged %s must be a bool scalar, not %s %s' % ((what,) + _signature(pred)))
+
+    def branch(fn):
+        def run(_):
+            v = fn()
+            return v, ([v] if isinstance(v, Tensor) else [])
+        return run
+
+    then_id, a = _traced(what + '_true', [], branch(true_fn))
+    else_id, b = _traced(what + '_false', [], branch(false_fn))
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        if _signature(a) != _signature(b):
+            raise StagingError('the two values of a staged %s differ in dtype/shape: %s %s and %s %s'
+                               % ((what,) + _signature(a) + _signature(b)))
+        return Tensor(_n.cond(pred._h, then_id, else_id)[0])
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor) and _same_python(a, b):
+        _n.cond(pred._h, then_id, else_id)
+        return a
+    raise StagingError('the two values of a staged %s must both be tensors (got %s and %s)'
+                       % (what, type(a).__name__, type(b).__name__))
+
+
+def _as_bool_tensor(v):
+    if isinstance(v, Tensor):
+        return v
+    if type(v) is bool:
+        return _t.constant(v)
+    raise StagingError('an operand of a staged and/or is a %s, not a bool tensor' % type(v).__name__)
+
+
 def if_exp(cond, if_true, if_false, expr_repr):
-    raise StagingError('a conditional expression on a symbolic tensor is not staged yet: use an if statement')
+    return _cond_value(cond, if_true, if_false, 'conditional expression')
+
+
+def and_(value, rest, test):
+    """`value and rest...` with `value` symbolic: `cond(value, rest, value)`."""
+    from stagecheck.ag import logical
+    return _cond_value(value, lambda: _as_bool_tensor(logical.and_(*rest, test=test) if len(rest) > 1 else rest[0]()),
+                       lambda: value, 'and')
+
+
+def or_(value, rest, test):
+    from stagecheck.ag import logical
+    return _cond_value(value, lambda: value,
+                       lambda: _as_bool_tensor(logical.or_(*rest, test=test) if len(rest) > 1 else rest[0]()), 'or')
+
+
+def compare(result, right, rest):
+    """A chained comparison whose link `result` is symbolic: the rest of the
+    chain runs only where it holds, as Python's does."""
+    from stagecheck.ag import logical
+    return _cond_value(result, lambda: _as_bool_tensor(logical.compare(right, *rest)), lambda: result, 'comparison')
 
 
 def check_side_effect(f):
@@ -218,30 +272,58 @@ _MUTATORS = frozenset(['append', 'extend', 'insert', 'pop', 'remove', 'clear', '
                        'setdefault', 'popitem', 'sort', 'reverse'])
 
 
-def _bool_not_staged(*args):
-    raise StagingError('and/or/not on symbolic tensors are not staged yet: use &, |, ~')
-
-
 def _undefined_read(name):
     raise StagingError("'%s' is bound only inside staged control flow and read after it" % name)
 
 
+def _eager_and(value, rest, test):
+    if not value:
+        return False if test else value
+    from stagecheck.ag import logical
+    return logical.and_(*rest, test=test) if len(rest) > 1 else rest[0]()
+
+
+def _eager_or(value, rest, test):
+    if value:
+        return True if test else value
+    from stagecheck.ag import logical
+    return logical.or_(*rest, test=test) if len(rest) > 1 else rest[0]()
+
+
+def _eager_compare(result, right, rest):
+    if not result:
+        return result
+    from stagecheck.ag import logical
+    return logical.compare(right, *rest)
+
+
+def _not(value, test):
+    if not test:
+        raise StagingError('`not` of a symbolic tensor used as a value: the original gives a Python bool, '
+                           'which a graph cannot; use ~ (logical not) or test it in an if or while')
+    return ~value if value.dtype == _t.bool else value == 0
+
+
+def _staged(impl, eager):
+    """The implementation for symbolic first arguments, else the eager one
+    (eager tensors follow Python's semantics through __bool__)."""
+    return lambda x, *rest: impl(x, *rest) if _staged_value(x) else eager(x, *rest)
+
+
 _dispatch.register([Tensor], {
     'undefined_read': _undefined_read,
-    'if_stmt': lambda cond, *rest: if_stmt(cond, *rest) if _staged_value(cond) else _eager_if(cond, *rest),
-    'while_stmt': lambda cond, *rest: while_stmt(cond, *rest) if _staged_value(cond) else _eager_while(cond, *rest),
-    'for_stmt': lambda it, *rest: for_stmt(it, *rest) if _staged_value(it) else _eager_for(it, *rest),
+    'if_stmt': _staged(if_stmt, lambda c, body, orelse, *_: body() if c else orelse()),
+    'while_stmt': _staged(while_stmt, lambda c, test, body, *_: _eager_while(c, test, body)),
+    'for_stmt': _staged(for_stmt, lambda it, extra, body, *_: _eager_for(it, extra, body)),
+    'if_exp': _staged(if_exp, lambda c, t, f, _: t() if c else f()),
+    'and_': _staged(and_, _eager_and),
+    'or_': _staged(or_, _eager_or),
+    'not_': _staged(_not, lambda v, test: not v),
+    'compare': _staged(compare, _eager_compare),
 })
 
 
-def _eager_if(cond, body, orelse, *_):
-    if cond:
-        body()
-    else:
-        orelse()
-
-
-def _eager_while(cond, test, body, *_):
+def _eager_while(cond, test, body):
     while True:
         if not cond:
             return
@@ -251,7 +333,7 @@ def _eager_while(cond, test, body, *_):
             raise StagingError('a while loop whose condition becomes symbolic inside the loop')
 
 
-def _eager_for(iter_, extra_test, body, *_):
+def _eager_for(iter_, extra_test, body):
     for target in iter_:
         body(target)
         if extra_test is not None and not extra_test():
