@@ -61,6 +61,7 @@ impl Executor {
         capture::start(self.config.stdout_limit);
         let budget = Budget::start(self.config.memory_limit, &self.memory_flag);
         self.watchdog.arm(self.config.time_limit);
+        crate::tensors::set_deadline(started + self.config.time_limit);
         let guard = panics::RunGuard::enter();
         let interp = &self.interp;
         let result = catch_unwind(AssertUnwindSafe(|| {

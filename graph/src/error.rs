@@ -17,6 +17,8 @@ pub enum ErrorKind {
     Unimplemented,
     /// The executor's call depth limit (recursion through `Call`, `Cond`, `While`).
     RecursionLimit,
+    /// The executor's interrupt check said stop (a deadline, a memory budget).
+    Interrupted,
 }
 
 /// An op or executor error. `Display` gives the message alone.

@@ -26,6 +26,10 @@ pub struct Executor<'l> {
     lib: &'l Library,
     plans: Vec<Plan>,
     max_depth: usize,
+    /// Asked before every invocation (each loop iteration invokes twice):
+    /// true stops the run with `Interrupted`. Graphs never end on their own
+    /// when a loop never does; this is how a caller's time limit reaches them.
+    interrupt: Option<&'l dyn Fn() -> bool>,
 }
 
 /// What a suspended frame waits for from the frame above it.
@@ -63,8 +67,19 @@ impl<'l> Executor<'l> {
     /// Validates `lib` (an invalid graph is an `InvalidArgument` error) and plans its functions.
     pub fn new(lib: &'l Library) -> Result<Executor<'l>, OpError> {
         validate(lib).map_err(|e| OpError::invalid(format!("invalid graph: {e}")))?;
+        Ok(Executor::trusted(lib))
+    }
+
+    /// Plans `lib`, which the caller has validated (with [`validate`]).
+    pub fn trusted(lib: &'l Library) -> Executor<'l> {
         let plans = lib.functions.iter().map(|f| Plan::new(lib, f)).collect();
-        Ok(Executor { lib, plans, max_depth: MAX_DEPTH })
+        Executor { lib, plans, max_depth: MAX_DEPTH, interrupt: None }
+    }
+
+    /// Sets the interrupt check (see the field).
+    pub fn with_interrupt(mut self, interrupt: &'l dyn Fn() -> bool) -> Executor<'l> {
+        self.interrupt = Some(interrupt);
+        self
     }
 
     /// Sets the limit on nested invocations (at least 1).
@@ -139,6 +154,9 @@ impl<'l> Executor<'l> {
     fn push<'e>(&'e self, stack: &mut Vec<Frame<'e>>, (callee, args): (FnId, Vec<Tensor>)) -> Result<(), OpError> {
         if stack.len() >= self.max_depth {
             return Err(OpError::recursion_limit());
+        }
+        if self.interrupt.is_some_and(|stop| stop()) {
+            return Err(OpError::new(crate::ErrorKind::Interrupted, "interrupted"));
         }
         stack.push(self.frame(callee, args)?);
         Ok(())

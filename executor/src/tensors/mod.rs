@@ -28,6 +28,7 @@ pub enum Mode {
 
 thread_local! {
     static MODE: Cell<Mode> = const { Cell::new(Mode::Original) };
+    static DEADLINE: Cell<Option<std::time::Instant>> = const { Cell::new(None) };
     pub(crate) static TRACER: RefCell<trace::Tracer> = RefCell::new(trace::Tracer::default());
 }
 
@@ -39,6 +40,22 @@ pub fn set_mode(mode: Mode) {
 
 pub fn mode() -> Mode {
     MODE.with(Cell::get)
+}
+
+/// The current run's deadline, which graph execution (native, out of the
+/// watchdog's reach) checks at every loop iteration and call.
+pub fn set_deadline(deadline: std::time::Instant) {
+    DEADLINE.with(|d| d.set(Some(deadline)));
+}
+
+/// Ends the run from inside graph execution the way the watchdog ends it
+/// from inside the VM, when past its deadline or twice its memory budget.
+pub(crate) fn limit_reached() -> Option<crate::Limit> {
+    if crate::alloc::Budget::over_hard() {
+        return Some(crate::Limit::Memory);
+    }
+    let deadline = DEADLINE.with(Cell::get)?;
+    (std::time::Instant::now() >= deadline).then_some(crate::Limit::Time)
 }
 
 /// The S-expressions of every function the last run traced on this thread.

@@ -261,8 +261,18 @@ pub(crate) mod _stagecheck_tensor {
                     Input::Symbolic(_) => Err(staging_error("a symbolic tensor used after its trace ended".into(), vm)),
                 })
                 .collect::<PyResult<_>>()?;
-            stagecheck_graph::validate(&t.library).map_err(|e| staging_error(format!("invalid graph: {e}"), vm))?;
-            let outs = stagecheck_graph::run(&t.library, FnId(callee), &tensors).map_err(|e| op_error(e, vm))?;
+            t.validate().map_err(|e| staging_error(format!("invalid graph: {e}"), vm))?;
+            let stop = || super::super::limit_reached().is_some();
+            let executor = stagecheck_graph::Executor::trusted(&t.library).with_interrupt(&stop);
+            let outs = match executor.run(FnId(callee), &tensors) {
+                Ok(outs) => outs,
+                Err(e) if e.kind == ErrorKind::Interrupted => {
+                    let limit = super::super::limit_reached().unwrap_or(crate::Limit::Time);
+                    // As the watchdog does: no `except` or `finally` may catch it.
+                    std::panic::panic_any(crate::watchdog::LimitPanic(limit))
+                }
+                Err(e) => return Err(op_error(e, vm)),
+            };
             Ok(vm.ctx.new_list(outs.into_iter().map(|o| handle(Input::Eager(o)).into_pyobject(vm)).collect()).into())
         })
     }

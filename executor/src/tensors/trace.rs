@@ -132,6 +132,8 @@ pub struct Tracer {
     pending_outputs: HashMap<FnId, Vec<Local>>,
     /// Output signatures of every function ended so far.
     output_sigs: HashMap<FnId, Vec<(DType, Vec<usize>)>>,
+    /// How many functions the library had when it was last validated.
+    validated: usize,
 }
 
 /// Why tracing cannot go on (a StagingError in Python).
@@ -141,6 +143,15 @@ pub struct TraceError(pub String);
 impl Tracer {
     pub fn reset(&mut self) {
         *self = Tracer::default();
+    }
+
+    /// Validates the library once per change (before running it).
+    pub fn validate(&mut self) -> Result<(), String> {
+        if self.validated != self.library.functions.len() {
+            stagecheck_graph::validate(&self.library)?;
+            self.validated = self.library.functions.len();
+        }
+        Ok(())
     }
 
     pub fn tracing(&self) -> bool {
