@@ -184,6 +184,28 @@ fn compute(op: &Op, inputs: &[&Tensor], shape: &[usize]) -> Result<Data, OpError
             let plan = IndexPlan::new(items, inputs[0].shape())?;
             with_array!(x(0), a => Elem::wrap(plan.gather(a)?))
         }
+        Gather => {
+            let at = match inputs[1].to_scalar() {
+                Some(crate::Scalar::I32(i)) => i as i64,
+                Some(crate::Scalar::I64(i)) => i,
+                _ => return Err(mismatch(op)),
+            };
+            let plan = IndexPlan::new(&[crate::op::IndexItem::At(at)], inputs[0].shape())?;
+            with_array!(x(0), a => Elem::wrap(plan.gather(a)?))
+        }
+        RangeCheck => {
+            let f = |i: usize| -> Result<f64, OpError> {
+                Ok(match inputs[i].to_scalar() {
+                    Some(crate::Scalar::I32(v)) => v as f64,
+                    Some(crate::Scalar::I64(v)) => v as f64,
+                    Some(crate::Scalar::F32(v)) => v as f64,
+                    Some(crate::Scalar::F64(v)) => v,
+                    _ => return Err(mismatch(op)),
+                })
+            };
+            crate::kernels::generate::range_len(f(0)?, f(1)?, f(2)?, inputs[0].dtype())?;
+            x(0).clone()
+        }
         Fill { shape, dtype, value } => fill(shape, *dtype, *value)?,
         Range { start, limit, delta, dtype } => range(*start, *limit, *delta, *dtype)?,
         Eye { n, dtype } => eye(*n, *dtype)?,

@@ -137,6 +137,26 @@ pub(crate) fn infer_sig(op: &Op, inputs: &[(DType, &[usize])]) -> Result<(DType,
             let d = same_dtype(op.name(), &[dx, dy])?;
             Ok((d, broadcast_shapes(&broadcast_shapes(sc, sx)?, sy)?))
         }
+        Gather => {
+            let ((dp, sp), (di, si)) = (inputs[0], inputs[1]);
+            require(op, di, Accepts::Ints)?;
+            if !si.is_empty() {
+                return Err(OpError::invalid(format!("GatherV2: the index must be a scalar, got shape {}", fmt_shape(si))));
+            }
+            match sp.split_first() {
+                Some((_, rest)) => Ok((dp, rest.to_vec())),
+                None => Err(OpError::invalid("GatherV2: cannot index a scalar")),
+            }
+        }
+        RangeCheck => {
+            let dtypes: Vec<DType> = inputs.iter().map(|(d, _)| *d).collect();
+            let d = same_dtype(op.name(), &dtypes)?;
+            require(op, d, Accepts::Numbers)?;
+            if inputs.iter().any(|(_, s)| !s.is_empty()) {
+                return Err(OpError::invalid("Range: start, limit and delta must be scalars"));
+            }
+            Ok((d, vec![]))
+        }
         Cast { dtype } => Ok((*dtype, inputs[0].1.to_vec())),
         Reshape { shape } => {
             let (d, s) = inputs[0];

@@ -100,6 +100,14 @@ pub enum Op {
     Stack { axis: i64 },
     /// NumPy basic indexing.
     Index { items: Vec<IndexItem> },
+    /// `params[index]` along axis 0 with a run-time scalar index (int32 or
+    /// int64; negative counts from the end): what a staged `for` over a
+    /// tensor reads each iteration. TF's `gather` with a scalar index.
+    Gather,
+    /// Checks `(start, limit, delta)` scalars of one dtype as `Range` would
+    /// (same errors, same messages) and gives `start`: a staged `for` over
+    /// `range` with run-time bounds counts instead of materialising.
+    RangeCheck,
 
     // Generators: no inputs.
     /// `zeros`/`ones`/`fill`: `value` converted to `dtype` as by `Cast`.
@@ -173,6 +181,8 @@ impl Op {
             Concat { .. } => "Concat",
             Stack { .. } => "Stack",
             Index { .. } => "Index",
+            Gather => "GatherV2",
+            RangeCheck => "Range",
             Fill { .. } => "Fill",
             Range { .. } => "Range",
             Eye { .. } => "Eye",
@@ -225,6 +235,8 @@ impl Op {
             Concat { .. } => "concat",
             Stack { .. } => "stack",
             Index { .. } => "index",
+            Gather => "gather",
+            RangeCheck => "range_check",
             Fill { .. } => "fill",
             Range { .. } => "range",
             Eye { .. } => "eye",
@@ -242,6 +254,8 @@ impl Op {
             Add | Sub | Mul | Div | FloorDiv | Mod | Pow | Maximum | Minimum => Some(2),
             Eq | Ne | Lt | Le | Gt | Ge | BitAnd | BitOr | BitXor | MatMul => Some(2),
             Where => Some(3),
+            Gather => Some(2),
+            RangeCheck => Some(3),
             Concat { .. } | Stack { .. } => None,
             Fill { .. } | Range { .. } | Eye { .. } => Some(0),
         }

@@ -136,7 +136,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
         def run(_):
             set_state(init)
             fn()
-            state = _as_list(get_state())
+            state = _promote_flags(names, _as_list(get_state()))
             tensors = [v for v in state if isinstance(v, Tensor)]
             return state, tensors
         return run
@@ -150,52 +150,125 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
     set_state(tuple(final))
 
 
-def while_stmt(first_cond, test, body, get_state, set_state, names, opts):
-    init = _as_list(get_state())
+def _is_flag(name):
+    """The converter's break/continue flags (`break_`, `continue_1`, ...)."""
+    return name.startswith('break_') or name.startswith('continue_')
+
+
+def _promote_flags(names, values):
+    """Break and continue flags set under staged control flow become bool
+    tensors (AutoGraph's lowering of break/continue in staged loops)."""
+    return [_t.constant(v) if _is_flag(n) and type(v) is bool else v for n, v in zip(names, values)]
+
+
+def _loop(kind, names, get_state, set_state, extra_init, test, step):
+    """A staged loop: the state's tensors and `extra_init` (a counter) are
+    the loop variables; `test(extra)` gives the bool scalar that continues
+    it, `step(extra)` runs one iteration and gives the new `extra`."""
+    init = _promote_flags(names, _as_list(get_state()))
     # Names unbound before the loop are the body's own (`err = pred - y`):
     # not carried; reading one after the loop is refused (variables.ld).
     local = [i for i, v in enumerate(init) if isinstance(v, _Undefined)]
     slots = [i for i, v in enumerate(init) if isinstance(v, Tensor)]
-    params = [_signature(init[i]) for i in slots]
+    n_extra = len(extra_init)
+    params = [_signature(t) for t in extra_init] + [_signature(init[i]) for i in slots]
 
     def with_vars(tensors):
         state = list(init)
-        for i, t in zip(slots, tensors):
+        for i, t in zip(slots, tensors[n_extra:]):
             state[i] = t
         set_state(tuple(state))
+        return tensors[:n_extra]
 
     def cond_fn(tensors):
-        with_vars(tensors)
-        c = test()
+        c = test(with_vars(tensors))
         if not isinstance(c, Tensor) or _signature(c) != ('bool', ()):
-            raise StagingError('the condition of a staged while loop must stay a bool scalar tensor')
+            raise StagingError('the condition of a staged %s loop must stay a bool scalar tensor' % kind)
         return None, [c]
 
     def body_fn(tensors):
-        with_vars(tensors)
-        body()
-        state = _as_list(get_state())
+        extra = step(with_vars(tensors))
+        state = _promote_flags(names, _as_list(get_state()))
         for i, (name, before, after) in enumerate(zip(names, init, state)):
             if i in slots:
                 if not isinstance(after, Tensor):
-                    raise StagingError("loop variable '%s' stops being a tensor in a staged while loop" % name)
+                    raise StagingError("loop variable '%s' stops being a tensor in a staged %s loop" % (name, kind))
                 if _signature(after) != _signature(before):
-                    raise StagingError("loop variable '%s' changes from %s %s to %s %s in a staged while loop"
-                                       % ((name,) + _signature(before) + _signature(after)))
+                    raise StagingError("loop variable '%s' changes from %s %s to %s %s in a staged %s loop"
+                                       % ((name,) + _signature(before) + _signature(after) + (kind,)))
             elif i not in local and not _same_python(before, after):
-                if name.startswith('do_return') or name.startswith('break_'):
-                    raise StagingError('a break or return inside a staged while loop is not staged yet')
-                raise StagingError("'%s' is a Python value that a staged while loop changes" % name)
-        return None, [state[i] for i in slots]
+                if name.startswith('do_return'):
+                    raise StagingError('a return inside a staged %s loop is not staged yet' % kind)
+                raise StagingError("'%s' is a Python value that a staged %s loop changes" % (name, kind))
+        return None, list(extra) + [state[i] for i in slots]
 
-    cond_id, _ = _traced('while_cond', params, cond_fn)
-    body_id, _ = _traced('while_body', params, body_fn)
-    outs = [Tensor(h) for h in _n.while_loop(cond_id, body_id, [init[i]._h for i in slots])]
+    cond_id, _ = _traced(kind + '_cond', params, cond_fn)
+    body_id, _ = _traced(kind + '_body', params, body_fn)
+    handles = [t._h for t in extra_init] + [init[i]._h for i in slots]
+    outs = [Tensor(h) for h in _n.while_loop(cond_id, body_id, handles)]
     with_vars(outs)
 
 
+def while_stmt(first_cond, test, body, get_state, set_state, names, opts):
+    def step(extra):
+        body()
+        return extra
+    _loop('while', names, get_state, set_state, [], lambda extra: test(), step)
+
+
+class SymbolicRange:
+    """`sc.range(n)` with a symbolic bound: iterated only by a staged `for`
+    (a counter, not a tensor whose length a graph would need to know)."""
+
+    def __init__(self, start, limit, delta):
+        self.start, self.limit, self.delta = start, limit, delta
+
+
+def _and_tensor(a, b):
+    return a if b is None else (a & b)
+
+
 def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
-    raise StagingError('a for loop over a symbolic tensor is not staged yet')
+    def more(extra_ok):
+        if extra_test is None:
+            return None
+        ok = extra_test()
+        return ok if isinstance(ok, Tensor) else _t.constant(bool(ok))
+
+    if isinstance(iter_, SymbolicRange):
+        start = _t.convert_to_tensor(iter_.start) if isinstance(iter_.start, Tensor) else _t.constant(iter_.start)
+        limit, delta = iter_.limit, iter_.delta
+        dt = start.dtype
+        limit = limit if isinstance(limit, Tensor) else _t.constant(limit, dt)
+        delta = delta if isinstance(delta, Tensor) else _t.constant(delta, dt)
+        # The errors sc.range raises eagerly (bounds against delta's sign).
+        start = Tensor(_n.apply('RangeCheck', None, [start._h, limit._h, delta._h]))
+
+        def test(extra):
+            i = extra[0]
+            going = ((delta > 0) & (i < limit)) | ((delta < 0) & (i > limit))
+            return _and_tensor(going, more(None))
+
+        def step(extra):
+            body(extra[0])
+            return [extra[0] + delta]
+
+        return _loop('for', names, get_state, set_state, [start], test, step)
+
+    shape = _n.shape(iter_._h)
+    if not shape:
+        raise StagingError('a staged for loop over a scalar tensor')
+    n = _t.constant(shape[0])
+
+    def test(extra):
+        return _and_tensor(extra[0] < n, more(None))
+
+    def step(extra):
+        i = extra[0]
+        body(Tensor(_n.apply('Gather', None, [iter_._h, i._h])))
+        return [i + 1]
+
+    return _loop('for', names, get_state, set_state, [_t.constant(0)], test, step)
 
 
 def _cond_value(pred, true_fn, false_fn, what):
@@ -310,11 +383,11 @@ def _staged(impl, eager):
     return lambda x, *rest: impl(x, *rest) if _staged_value(x) else eager(x, *rest)
 
 
-_dispatch.register([Tensor], {
+_dispatch.register([Tensor, SymbolicRange], {
     'undefined_read': _undefined_read,
     'if_stmt': _staged(if_stmt, lambda c, body, orelse, *_: body() if c else orelse()),
     'while_stmt': _staged(while_stmt, lambda c, test, body, *_: _eager_while(c, test, body)),
-    'for_stmt': _staged(for_stmt, lambda it, extra, body, *_: _eager_for(it, extra, body)),
+    'for_stmt': lambda it, *rest: for_stmt(it, *rest) if (_staged_value(it) or isinstance(it, SymbolicRange)) else _eager_for(it, *rest[:2]),
     'if_exp': _staged(if_exp, lambda c, t, f, _: t() if c else f()),
     'and_': _staged(and_, _eager_and),
     'or_': _staged(or_, _eager_or),

@@ -241,6 +241,10 @@ def ones(shape, dtype=float32):
 def range(start, limit=None, delta=1, dtype=None):
     if limit is None:
         start, limit = 0, start
+    if any(isinstance(x, Tensor) and _n.is_symbolic(x._h) for x in (start, limit, delta)):
+        # A symbolic bound: a range only a staged `for` iterates (staging.py).
+        from stagecheck.staging import SymbolicRange
+        return SymbolicRange(start, limit, delta)
     if dtype is None:
         dtype = float32 if any(isinstance(x, _pyfloat) for x in (start, limit, delta)) else int32
     return Tensor(_n.apply('Range', {'start': _pyfloat(start), 'limit': _pyfloat(limit), 'delta': _pyfloat(delta), 'dtype': dtype.name}, []))
