@@ -377,6 +377,17 @@ def _not(value, test):
     return ~value if value.dtype == _t.bool else value == 0
 
 
+def _assert_not_staged(test, message):
+    raise StagingError('an assert on a symbolic tensor is not staged yet')
+
+
+def _eager_assert(test, message):
+    if not test:
+        if message is None:
+            raise AssertionError
+        raise AssertionError(message())
+
+
 def _staged(impl, eager):
     """The implementation for symbolic first arguments, else the eager one
     (eager tensors follow Python's semantics through __bool__)."""
@@ -393,6 +404,13 @@ _dispatch.register([Tensor, SymbolicRange], {
     'or_': _staged(or_, _eager_or),
     'not_': _staged(_not, lambda v, test: not v),
     'compare': _staged(compare, _eager_compare),
+    # Subscripts of tensors are the tensor's own (Index, or Gather for a
+    # symbolic index); assignment into a tensor fails as Python's does.
+    'get_item': lambda target, i: target[i],
+    'set_item': lambda target, key, value: target.__setitem__(key, value),
+    'list_append': lambda target, x: target.append(x),
+    'list_pop': lambda target, i: target.pop(i),
+    'assert_stmt': _staged(_assert_not_staged, _eager_assert),
 })
 
 
@@ -431,6 +449,8 @@ class Function:
         self.python_function = python_function
         self.options = options
         self._cache = {}
+        # Traces in progress (key -> (library slot, guessed result type)).
+        self._pending = {}
         self.__name__ = getattr(python_function, '__name__', 'function')
         self.__doc__ = getattr(python_function, '__doc__', None)
         self.__wrapped__ = python_function
@@ -472,14 +492,47 @@ class Function:
         key_parts.extend((kind, k, _signature(t)) for kind, k, t in captured)
         key_parts.extend(_signature(t) for t in arguments.tensors)
         key = repr(key_parts)
+        handles = [t._h for t in arguments.tensors] + [t._h for _, _, t in captured]
         entry = self._cache.get(key)
         if entry is None:
-            entry = self._trace(arguments, captured)
+            pending = self._pending.get(key)
+            if pending is not None:
+                return self._recursive_call(key, pending, handles)
+            entry = self._trace_with_guesses(key, arguments, captured)
             self._cache[key] = entry
         fid, outputs = entry
-        handles = [t._h for t in arguments.tensors] + [t._h for _, _, t in captured]
         results = [Tensor(h) for h in _n.call(fid, handles)]
         return outputs.rebuild(results)
+
+    def _recursive_call(self, key, pending, handles):
+        """A call of this function inside its own trace (recursion on a staged
+        condition): a call node of the function being built, whose result is
+        the guess being tried (checked when the trace ends)."""
+        fid, guess = pending
+        if guess is None:
+            raise _NeedsGuess(key)
+        return Tensor(_n.call(fid, handles, [guess])[0])
+
+    def _trace_with_guesses(self, key, arguments, captured):
+        """Traces; a recursive call needs the function's result type before
+        the trace gives it, so each tensor argument's (dtype, shape) is tried
+        as the type of a single tensor result, and kept only if the trace
+        ends with exactly that result."""
+        guesses = [None]
+        for t in arguments.tensors:
+            if _signature(t) not in guesses:
+                guesses.append(_signature(t))
+        for guess in guesses:
+            try:
+                fid, outputs = self._trace(key, arguments, captured, guess)
+            except _NeedsGuess as e:
+                if e.key != key:
+                    raise
+                continue
+            if guess is None or [_signature(t) for t in outputs.tensors] == [guess] and outputs.template[0] == 't':
+                return fid, outputs
+        raise StagingError("the result type of the recursive staged function '%s' could not be inferred "
+                           "(a recursive call must return one tensor of the type of one of its tensor arguments)" % self.__name__)
 
     def _key(self, template):
         kind, v = template
@@ -493,13 +546,17 @@ class Function:
             return ('id', id(v))
         return ('py', type(v).__name__, v)
 
-    def _trace(self, arguments, captured):
+    def _trace(self, key, arguments, captured, guess):
         params = [_signature(t) for t in arguments.tensors] + [_signature(t) for _, _, t in captured]
         f = self.python_function
         handles = _n.trace_begin(self.__name__, params, True)
+        self._pending[key] = (_n.trace_current(), guess)
         n_args = len(arguments.tensors)
         symbolic = [Tensor(h) for h in handles]
         saved = []
+        saved_check = _dispatch.call_check
+        # A print while tracing would run once per trace, not once per call.
+        _dispatch.call_check = _refuse_print
         done = False
         try:
             for (kind, k, _), s in zip(captured, symbolic[n_args:]):
@@ -517,12 +574,28 @@ class Function:
         finally:
             if not done:
                 _n.trace_abort()
+            _dispatch.call_check = saved_check
+            del self._pending[key]
             for kind, k, v in saved:
                 if kind == 'global':
                     f.__globals__[k] = v
                 else:
                     f.__closure__[k].cell_contents = v
         return fid, outputs
+
+
+class _NeedsGuess(Exception):
+    """A recursive call before the function's result type is known."""
+
+    def __init__(self, key):
+        Exception.__init__(self, key)
+        self.key = key
+
+
+def _refuse_print(f):
+    if f is print:
+        raise StagingError('print inside a staged function runs once when traced, not at every call: use sc.print')
+    check_side_effect(f)
 
 
 class _BoundFunction:

@@ -121,6 +121,9 @@ class Tensor:
     __str__ = __repr__
 
     def __getitem__(self, index):
+        if isinstance(index, Tensor) and _n.is_symbolic(index._h):
+            # A run-time scalar index (a staged loop's counter, a node id).
+            return Tensor(_n.apply('Gather', None, [self._h, index._h]))
         return Tensor(_n.apply('Index', {'items': _index_items(index)}, [self._h]))
 
     def __add__(self, o): return _binary('Add', self, o)
@@ -177,7 +180,7 @@ def _index_items(index):
         elif isinstance(i, slice):
             items.append({'slice': {'start': _opt_int(i.start), 'stop': _opt_int(i.stop), 'step': _opt_int(i.step)}})
         elif isinstance(i, Tensor) and _n.is_symbolic(i._h):
-            raise StagingError('indexing with a symbolic tensor is not supported')
+            raise StagingError('indexing with a symbolic tensor is supported for one scalar index only (t[i])')
         else:
             items.append({'at': i.__index__()})
     return items

@@ -220,6 +220,12 @@ pub(crate) mod _stagecheck_tensor {
         TRACER.with(|t| t.borrow_mut().end(&outs, pending.unwrap_or(false))).map(|f| f.0).map_err(|e| trace_error(e, vm))
     }
 
+    /// The library slot of the innermost function being traced.
+    #[pyfunction]
+    fn trace_current() -> Option<u32> {
+        TRACER.with(|t| t.borrow().current().map(|f| f.0))
+    }
+
     #[pyfunction]
     fn trace_abort() {
         TRACER.with(|t| t.borrow_mut().abort());
@@ -246,12 +252,16 @@ pub(crate) mod _stagecheck_tensor {
     /// Calls a traced function: a call node while tracing, else the graph
     /// run now by the executor.
     #[pyfunction]
-    fn call(callee: u32, args: PyListRef, vm: &VirtualMachine) -> PyResult {
+    fn call(callee: u32, args: PyListRef, expected: OptionalArg<PyListRef>, vm: &VirtualMachine) -> PyResult {
         let ins = inputs(&args, vm)?;
+        let expected = match expected.into_option() {
+            Some(l) => Some(signatures(l, vm)?),
+            None => None,
+        };
         TRACER.with(|t| {
             let mut t = t.borrow_mut();
             if t.tracing() {
-                let syms = t.call(FnId(callee), &ins).map_err(|e| trace_error(e, vm))?;
+                let syms = t.call(FnId(callee), &ins, expected).map_err(|e| trace_error(e, vm))?;
                 return Ok(sym_handles(syms, vm));
             }
             let tensors: Vec<Tensor> = ins

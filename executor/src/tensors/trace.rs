@@ -43,6 +43,9 @@ enum LocalNode {
 
 pub struct Builder {
     pub id: u64,
+    /// The library slot reserved for the finished function (a recursive
+    /// call can name it before it is finished).
+    fid: FnId,
     name: String,
     /// Whether values of enclosing builders may be captured.
     captures_allowed: bool,
@@ -161,8 +164,18 @@ impl Tracer {
     /// Starts a function; its parameters' symbolic tensors.
     pub fn begin(&mut self, name: &str, params: Vec<(DType, Vec<usize>)>, captures_allowed: bool) -> Vec<Sym> {
         self.next_id += 1;
+        let fid = FnId(self.library.functions.len() as u32);
+        // An empty function keeps the slot until the builder is finished.
+        self.library.functions.push(Function {
+            name: name.to_string(),
+            params: Vec::new(),
+            results: Vec::new(),
+            nodes: Vec::new(),
+            outputs: Vec::new(),
+        });
         let mut b = Builder {
             id: self.next_id,
+            fid,
             name: name.to_string(),
             captures_allowed,
             params: Vec::new(),
@@ -183,8 +196,23 @@ impl Tracer {
         syms
     }
 
+    /// Drops the innermost trace and every function made during it (nothing
+    /// outside it can refer to them), so a failed attempt leaves no trace.
     pub fn abort(&mut self) {
-        self.stack.pop();
+        if let Some(b) = self.stack.pop() {
+            let first = b.fid;
+            self.library.functions.truncate(first.0 as usize);
+            self.finished.retain(|id, _| *id < first);
+            self.pending.retain(|id, _| *id < first);
+            self.pending_outputs.retain(|id, _| *id < first);
+            self.output_sigs.retain(|id, _| *id < first);
+            self.validated = self.validated.min(first.0 as usize);
+        }
+    }
+
+    /// The slot of the innermost function being traced.
+    pub fn current(&self) -> Option<FnId> {
+        self.stack.last().map(|b| b.fid)
     }
 
     /// The local of `input` in the top builder: itself, a capture, or a constant.
@@ -241,11 +269,9 @@ impl Tracer {
     pub fn end(&mut self, outputs: &[Input], pending: bool) -> Result<FnId, TraceError> {
         let locals = outputs.iter().map(|i| self.local(i)).collect::<Result<Vec<_>, _>>()?;
         let b = self.stack.pop().expect("tracing");
-        let id = FnId(self.library.functions.len() as u32);
+        let id = b.fid;
         let sigs: Vec<_> = outputs.iter().map(Input::signature).collect();
         self.finished.insert(id, Finished { captured: b.captured.iter().map(|(s, _)| s.clone()).collect() });
-        // An empty function keeps the id until the builder is finished.
-        self.library.functions.push(Function { name: b.name.clone(), params: Vec::new(), results: Vec::new(), nodes: Vec::new(), outputs: Vec::new() });
         self.output_sigs.insert(id, sigs);
         if pending {
             self.pending.insert(id, b);
@@ -337,10 +363,11 @@ impl Tracer {
         Ok(outs)
     }
 
-    /// A call of the finished function `callee` in the top builder.
-    pub fn call(&mut self, callee: FnId, args: &[Input]) -> Result<Vec<Sym>, TraceError> {
+    /// A call of `callee` in the top builder: a finished function, or one
+    /// still being traced (recursion) whose results are `expected`.
+    pub fn call(&mut self, callee: FnId, args: &[Input], expected: Option<Vec<(DType, Vec<usize>)>>) -> Result<Vec<Sym>, TraceError> {
         let inputs = args.iter().map(|i| self.local(i)).collect::<Result<Vec<_>, _>>()?;
-        let sigs = self.output_signatures(callee);
+        let sigs = expected.unwrap_or_else(|| self.output_signatures(callee));
         self.node_with_outputs(LocalNode::Call { callee, inputs }, sigs)
     }
 
