@@ -24,4 +24,4 @@ def decode(start, max_steps, eos):
 
 
 for s in range(V):
-    print(decode(sc.constant(s), sc.constant(20), sc.constant(3)))
+    print(decode(sc.constant(s), sc.constant(20), sc.constant(2)))
