@@ -23,7 +23,11 @@ const WORKLOADS: &[(&str, &str, &str, usize)] = &[
 
 /// Seconds of one run of `program` with `calls` calls (best of three).
 fn run(worker: &mut Worker, program: &str, calls: usize, mode: Mode) -> (f64, String) {
-    let source = program.replace("__CALLS__", &calls.to_string());
+    let mut source = program.replace("__CALLS__", &calls.to_string());
+    if mode == Mode::Staged {
+        // Staging runs the converted program (as `stagecheck check` does).
+        source = stagecheck_transformer::convert(&source, "bench.py").expect("the workload converts").source;
+    }
     let mut best = f64::INFINITY;
     let mut stdout = String::new();
     for _ in 0..3 {

@@ -49,6 +49,16 @@ class _Tensors:
             return ('list', [self._flatten(x) for x in v])
         return ('py', v)
 
+    def refuse_left_in_loop(self):
+        def walk(node):
+            kind, v = node
+            if kind in ('tuple', 'list'):
+                for x in v:
+                    walk(x)
+            elif kind == 'py' and isinstance(v, _LeftInLoop):
+                _undefined_read(v.symbol_name)
+        walk(self.template)
+
     def rebuild(self, tensors):
         return self._build(self.template, tensors)
 
@@ -206,6 +216,8 @@ def _loop(kind, names, get_state, set_state, extra_init, test, step):
     body_id, _ = _traced(kind + '_body', params, body_fn)
     handles = [t._h for t in extra_init] + [init[i]._h for i in slots]
     outs = [Tensor(h) for h in _n.while_loop(cond_id, body_id, handles)]
+    for i in local:
+        init[i] = _LeftInLoop(names[i])
     with_vars(outs)
 
 
@@ -345,6 +357,23 @@ _MUTATORS = frozenset(['append', 'extend', 'insert', 'pop', 'remove', 'clear', '
                        'setdefault', 'popitem', 'sort', 'reverse'])
 
 
+class _LeftInLoop(_Undefined):
+    """What a name bound only inside a staged loop holds after it: the
+    original has the last iteration's value (or no binding at all), which a
+    graph cannot give; any use of it is refused."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args, **kwargs):
+        _undefined_read(self.symbol_name)
+
+    __repr__ = __str__ = __bool__ = __len__ = __iter__ = __call__ = __getitem__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _refuse
+    __neg__ = __pos__ = __abs__ = __invert__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __index__ = __int__ = __float__ = _refuse
+
+
 def _undefined_read(name):
     raise StagingError("'%s' is bound only inside staged control flow and read after it" % name)
 
@@ -442,6 +471,9 @@ def _code_names(code, out):
     return out
 
 
+_SCALARS = (int, float, bool, str, type(None))
+
+
 class Function:
     """A function marked for staging (`tf.function`)."""
 
@@ -451,6 +483,8 @@ class Function:
         self._cache = {}
         # Traces in progress (key -> (library slot, guessed result type)).
         self._pending = {}
+        # Names the code (nested code included) may read as globals.
+        self._names = None
         self.__name__ = getattr(python_function, '__name__', 'function')
         self.__doc__ = getattr(python_function, '__doc__', None)
         self.__wrapped__ = python_function
@@ -470,9 +504,10 @@ class Function:
         globals or closure cells, read now."""
         f = self.python_function
         found = []
-        names = _code_names(f.__code__, set())
+        if self._names is None:
+            self._names = sorted(_code_names(f.__code__, set()))
         g = f.__globals__
-        for name in sorted(names):
+        for name in self._names:
             v = g.get(name)
             if isinstance(v, Tensor):
                 found.append(('global', name, v))
@@ -485,12 +520,33 @@ class Function:
                 found.append(('cell', i, v))
         return found
 
+    def _python_guards(self):
+        """The Python scalars the function reads from globals and cells, as
+        part of the cache key: a trace bakes them in, so rebinding one must
+        retrace (TensorFlow would silently reuse the stale graph)."""
+        f = self.python_function
+        g = f.__globals__
+        guards = []
+        for name in self._names:
+            v = g.get(name)
+            if type(v) in _SCALARS:
+                guards.append((name, type(v).__name__, v))
+        for i, cell in enumerate(f.__closure__ or ()):
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            if type(v) in _SCALARS:
+                guards.append((i, type(v).__name__, v))
+        return guards
+
     def _staged_call(self, args, kwargs):
         arguments = _Tensors((args, sorted(kwargs.items())))
         captured = self._captured()
         key_parts = [self._key(arguments.template)]
         key_parts.extend((kind, k, _signature(t)) for kind, k, t in captured)
         key_parts.extend(_signature(t) for t in arguments.tensors)
+        key_parts.append(self._python_guards())
         key = repr(key_parts)
         handles = [t._h for t in arguments.tensors] + [t._h for _, _, t in captured]
         entry = self._cache.get(key)
@@ -569,6 +625,7 @@ class Function:
             args, kwargs = arguments.rebuild(symbolic[:n_args])
             result = f(*args, **dict(kwargs))
             outputs = _Tensors(result)
+            outputs.refuse_left_in_loop()
             fid = _n.trace_end([t._h for t in outputs.tensors])
             done = True
         finally:

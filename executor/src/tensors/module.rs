@@ -97,10 +97,20 @@ pub(crate) mod _stagecheck_tensor {
         }
     }
 
+    /// A tensor of a Python value: eager, or while tracing a constant node
+    /// of the trace (as in TensorFlow's graphs, every tensor made inside a
+    /// staged function is symbolic, so loops on them are staged).
     #[pyfunction]
     fn constant(value: PyObjectRef, dtype: Option<PyStrRef>, vm: &VirtualMachine) -> PyResult<Handle> {
         let dtype = dtype_arg(dtype, vm)?;
-        Ok(handle(Input::Eager(values::from_python(&value, dtype, vm)?)))
+        let t = values::from_python(&value, dtype, vm)?;
+        TRACER.with(|tr| {
+            let mut tr = tr.borrow_mut();
+            if !tr.tracing() {
+                return Ok(handle(Input::Eager(t)));
+            }
+            tr.constant(t).map(|s| handle(Input::Symbolic(s))).map_err(|e| trace_error(e, vm))
+        })
     }
 
     /// `ReduceSum` → `reduce_sum` (the serde tag of `Op`); `MatMul` → `matmul`.
@@ -136,7 +146,8 @@ pub(crate) mod _stagecheck_tensor {
         let spec = serde_json::Value::Object(spec);
         let op: Op = serde_json::from_value(spec).map_err(|e| vm.new_value_error(format!("bad operation {}: {e}", op.to_string_lossy())))?;
         let ins = inputs(&args, vm)?;
-        if ins.iter().all(|i| matches!(i, Input::Eager(_))) {
+        let tracing = TRACER.with(|t| t.borrow().tracing());
+        if !tracing && ins.iter().all(|i| matches!(i, Input::Eager(_))) {
             let tensors: Vec<&Tensor> = ins.iter().map(|i| match i { Input::Eager(t) => t, _ => unreachable!() }).collect();
             let out = stagecheck_graph::eval(&op, &tensors).map_err(|e| op_error(e, vm))?;
             return Ok(handle(Input::Eager(out)));

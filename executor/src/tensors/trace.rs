@@ -251,6 +251,13 @@ impl Tracer {
         Ok(Local::Param(k))
     }
 
+    /// `t` as a constant node of the top builder.
+    pub fn constant(&mut self, t: Tensor) -> Result<Sym, TraceError> {
+        let (dtype, shape) = (t.dtype(), t.shape().to_vec());
+        let local = self.local(&Input::Eager(t))?;
+        Ok(self.sym(local, dtype, shape))
+    }
+
     fn sym(&self, local: Local, dtype: DType, shape: Vec<usize>) -> Sym {
         Sym { builder: self.stack.last().expect("tracing").id, local, dtype, shape }
     }

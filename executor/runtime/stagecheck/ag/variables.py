@@ -45,7 +45,7 @@ def ld(thunk, name):
         value = thunk()
     except NameError:
         raise UnboundLocalError(_UNBOUND.replace('stagecheck_probe_', name)) from None
-    if type(value) is Undefined:
+    if isinstance(value, Undefined):
         # Only staged control flow leaves Undefined in a variable.
         from stagecheck.ag import dispatch
         dispatch.impl('undefined_read')(name)
