@@ -2,7 +2,8 @@
 
 use crate::executor::Worker;
 use crate::input::InputError;
-use crate::modes::{run_unstaged, Mode, ModeRun};
+use crate::modes::{run_converted, Mode, ModeRun};
+use stagecheck_transformer::convert;
 use crate::oracle::{verdict, Verdict};
 use serde::Serialize;
 
@@ -21,10 +22,16 @@ pub fn check(worker: &mut Worker, source: &str, path: &str, modes: &[Mode]) -> R
         .run(source, path)
         .map_err(|e| InputError(format!("{path}:{}:{}: syntax error: {}", e.line, e.column, e.message)))?;
     runs.push((Mode::Original, ModeRun::Ran { outcome: original }));
+    // One conversion serves the unstaged and staged modes.
+    let mut conversion = None;
     for &mode in modes {
-        match mode {
-            Mode::Original => {}
-            Mode::Unstaged => runs.push((mode, run_unstaged(worker, source, path))),
+        if mode == Mode::Original {
+            continue;
+        }
+        let c = conversion.get_or_insert_with(|| convert(source, path));
+        match c {
+            Ok(c) => runs.push((mode, run_converted(worker, c, path, mode))),
+            Err(e) => runs.push((mode, ModeRun::Refused { error: (&*e).into() })),
         }
     }
     let verdict = verdict(&runs);

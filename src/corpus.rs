@@ -79,6 +79,15 @@ impl Entry {
             Verdict::Diverged { .. } => Expect::Diverged,
         };
         if got == self.expect {
+            // A refusal must also be the expected one: the header's reason
+            // (after its `ConversionError: `/`StagingError: ` prefix) is part
+            // of the verdict's.
+            if let (Verdict::Refused { reason, .. }, Some(want)) = (&report.verdict, &self.reason) {
+                let want = want.split_once("Error: ").map_or(want.as_str(), |(_, r)| r);
+                if !reason.contains(want) {
+                    return Err(format!("{path}: refused for another reason: {reason:?} (expected {want:?})"));
+                }
+            }
             Ok(report.verdict)
         } else {
             Err(format!(

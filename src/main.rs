@@ -35,6 +35,12 @@ enum Command {
         /// Memory the run may allocate, in MiB.
         #[arg(long, default_value_t = 512, value_name = "MIB")]
         memory_limit: usize,
+        /// original (as written), unstaged (converted) or staged (converted, sc.functions traced into graphs).
+        #[arg(long, default_value = "original")]
+        mode: Mode,
+        /// Print the graphs the run traced (staged mode), as S-expressions.
+        #[arg(long)]
+        show_graph: bool,
     },
     /// Print the converted program (AutoGraph-style conversion of every function).
     ///
@@ -59,7 +65,7 @@ enum Command {
         /// The Python program.
         file: PathBuf,
         /// Comma-separated modes; the original always runs and is the reference.
-        #[arg(long, value_delimiter = ',', default_value = "original,unstaged")]
+        #[arg(long, value_delimiter = ',', default_value = "original,unstaged,staged")]
         modes: Vec<Mode>,
         /// Print the report as JSON.
         #[arg(long)]
@@ -85,8 +91,8 @@ enum CorpusAction {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { file, json, time_limit, memory_limit } => {
-            run(&file, json, time_limit, memory_limit)
+        Command::Run { file, json, time_limit, memory_limit, mode, show_graph } => {
+            run(&file, json, time_limit, memory_limit, mode, show_graph)
         }
         Command::Convert { file, map } => convert(&file, map),
         Command::Corpus { action: CorpusAction::Replay { dir } } => corpus_replay(&dir),
@@ -108,12 +114,36 @@ fn config(time_limit: f64, memory_limit: usize) -> Result<Config, InputError> {
     Ok(Config { time_limit: Duration::from_secs_f64(time_limit), memory_limit: memory_limit << 20, ..Config::default() })
 }
 
-fn run(file: &Path, json: bool, time_limit: f64, memory_limit: usize) -> Result<ExitCode, InputError> {
+fn run(file: &Path, json: bool, time_limit: f64, memory_limit: usize, mode: Mode, show_graph: bool) -> Result<ExitCode, InputError> {
     let config = config(time_limit, memory_limit)?;
     let source = read_program(file)?;
     let mut worker = Worker::new(config);
     let path = file.display().to_string();
-    let outcome = worker.run(&source, &path).map_err(|e| syntax_error(file, &e))?;
+    // A syntax error is bad input in every mode: the original is compiled first.
+    let mut outcome = worker.run(&source, &path).map_err(|e| syntax_error(file, &e))?;
+    if mode != Mode::Original {
+        let conversion = stagecheck_transformer::convert(&source, &path).map_err(|e| {
+            InputError(format!("{}:{}: ConversionError: {}: {}", e.file, e.line, e.construct, e.reason))
+        })?;
+        outcome = match stagecheck::modes::run_converted(&mut worker, &conversion, &path, mode) {
+            ModeRun::Ran { outcome } => outcome,
+            ModeRun::Refused { error } => {
+                eprintln!("{path}:{}: StagingError: {}", error.line, error.reason);
+                return Ok(ExitCode::from(1));
+            }
+            ModeRun::Uncompilable { message, line } => {
+                eprintln!("{path}: the converted program does not compile (converted line {line}): {message}");
+                return Ok(ExitCode::from(1));
+            }
+        };
+    }
+    if show_graph {
+        if outcome.graph.is_empty() {
+            println!("(no graph: nothing was traced; graphs come from sc.function calls in --mode staged)");
+        } else {
+            println!("{}", outcome.graph);
+        }
+    }
     if json {
         let doc = serde_json::json!({ "file": path, "outcome": outcome });
         println!("{}", serde_json::to_string_pretty(&doc).expect("outcome serialises"));
@@ -167,7 +197,8 @@ fn print_report(report: &stagecheck::check::CheckReport) {
     match &report.verdict {
         Verdict::Agree => println!("{}: agree ({})", report.file, modes.join(", ")),
         Verdict::Refused { mode, construct, reason, line } => {
-            println!("{}: refused in {mode}: {}:{line}: ConversionError: {construct}: {reason}", report.file, report.file)
+            let kind = if construct == "staging" { "StagingError" } else { "ConversionError" };
+            println!("{}: refused in {mode}: {}:{line}: {kind}: {construct}: {reason}", report.file, report.file)
         }
         Verdict::Diverged { mode, differences } => {
             println!("{}: DIVERGED: original and {mode} part ways", report.file);

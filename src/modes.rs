@@ -4,8 +4,9 @@
 //! |------------|--------------------------------------------------------|
 //! | `original` | the program as written                                 |
 //! | `unstaged` | the converted program, same VM: conversion alone       |
+//! | `staged`   | the converted program; `sc.function`s traced into graphs run by the graph executor |
 //!
-//! (`staged` and `staged-gpu` come with the staging and GPU work.)
+//! (`staged-gpu` comes with the GPU work.)
 
 use crate::executor::{Frame, Outcome, Terminal, Worker};
 use serde::Serialize;
@@ -18,15 +19,27 @@ use std::str::FromStr;
 pub enum Mode {
     Original,
     Unstaged,
+    Staged,
 }
 
 impl Mode {
-    pub const ALL: &'static [Mode] = &[Mode::Original, Mode::Unstaged];
+    pub const ALL: &'static [Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged];
 
     pub fn name(self) -> &'static str {
         match self {
             Mode::Original => "original",
             Mode::Unstaged => "unstaged",
+            Mode::Staged => "staged",
+        }
+    }
+
+    /// What `sc.function` does in this mode.
+    pub fn tensor_mode(self) -> stagecheck_executor::tensors::Mode {
+        use stagecheck_executor::tensors::Mode as T;
+        match self {
+            Mode::Original => T::Original,
+            Mode::Unstaged => T::Unstaged,
+            Mode::Staged => T::Staged,
         }
     }
 }
@@ -42,7 +55,7 @@ impl FromStr for Mode {
     fn from_str(s: &str) -> Result<Mode, String> {
         Mode::ALL.iter().copied().find(|m| m.name() == s).ok_or_else(|| {
             let known: Vec<_> = Mode::ALL.iter().map(|m| m.name()).collect();
-            let later = if matches!(s, "staged" | "staged-gpu") { " (not available yet)" } else { "" };
+            let later = if matches!(s, "staged-gpu") { " (not available yet)" } else { "" };
             format!("unknown mode '{s}'{later}; known modes: {}", known.join(", "))
         })
     }
@@ -79,11 +92,12 @@ pub fn run_unstaged(worker: &mut Worker, source: &str, path: &str) -> ModeRun {
         Ok(c) => c,
         Err(e) => return ModeRun::Refused { error: (&e).into() },
     };
-    run_converted(worker, &conversion, path)
+    run_converted(worker, &conversion, path, Mode::Unstaged)
 }
 
-pub fn run_converted(worker: &mut Worker, conversion: &Conversion, path: &str) -> ModeRun {
-    match worker.run(&conversion.source, path) {
+/// Runs converted code in `mode` (unstaged or staged).
+pub fn run_converted(worker: &mut Worker, conversion: &Conversion, path: &str, mode: Mode) -> ModeRun {
+    match worker.run_in(&conversion.source, path, mode.tensor_mode()) {
         Err(e) => ModeRun::Uncompilable { message: e.message, line: e.line },
         Ok(mut outcome) => {
             outcome.globals.retain(|(name, _)| *name != conversion.runtime_name);
@@ -94,6 +108,13 @@ pub fn run_converted(worker: &mut Worker, conversion: &Conversion, path: &str) -
                     }
                 }
                 *line = line.and_then(|l| conversion.map.original_line(l));
+            }
+            // Staging declined explicitly (sc.StagingError): a refusal, not a finding.
+            if let Terminal::Raised { exc_type, message, line, .. } = &outcome.terminal {
+                if mode == Mode::Staged && exc_type == "StagingError" {
+                    let error = RefusalInfo { line: line.unwrap_or(0), construct: "staging".into(), reason: message.clone() };
+                    return ModeRun::Refused { error };
+                }
             }
             ModeRun::Ran { outcome }
         }

@@ -103,6 +103,12 @@ impl Budget {
         Budget
     }
 
+    /// Whether the current thread is past twice its budget (the watchdog's
+    /// `diverged (memory limit)`), for native code the watchdog cannot reach.
+    pub fn over_hard() -> bool {
+        LIVE.with(Cell::get) > HARD.with(Cell::get)
+    }
+
     /// Bytes the current thread may still allocate before the soft limit.
     pub fn remaining() -> usize {
         let live = LIVE.with(Cell::get);

@@ -61,6 +61,7 @@ impl Executor {
         capture::start(self.config.stdout_limit);
         let budget = Budget::start(self.config.memory_limit, &self.memory_flag);
         self.watchdog.arm(self.config.time_limit);
+        crate::tensors::set_deadline(started + self.config.time_limit);
         let guard = panics::RunGuard::enter();
         let interp = &self.interp;
         let result = catch_unwind(AssertUnwindSafe(|| {
@@ -104,7 +105,7 @@ impl Executor {
         };
         drop(budget);
         let (stdout, stdout_truncated) = capture::take();
-        Ok(Outcome { terminal, stdout, stdout_truncated, globals, micros })
+        Ok(Outcome { terminal, stdout, stdout_truncated, globals, micros, graph: crate::tensors::graph_text() })
     }
 
     /// A panic unwound through the VM: its state is no longer trusted.

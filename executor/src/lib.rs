@@ -20,6 +20,7 @@ mod panics;
 pub mod render;
 pub mod runtime;
 pub mod sandbox;
+pub mod tensors;
 pub mod value;
 pub mod watchdog;
 pub mod worker;

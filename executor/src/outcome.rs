@@ -84,6 +84,10 @@ pub struct Outcome {
     pub globals: Vec<(String, Value)>,
     /// Wall-clock time of the run in microseconds (not compared).
     pub micros: u64,
+    /// The graph functions the run traced (staged mode), as S-expressions;
+    /// empty when it traced none (not compared).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub graph: String,
 }
 
 impl Outcome {

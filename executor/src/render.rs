@@ -64,6 +64,9 @@ impl<'vm> Renderer<'vm> {
             let name = obj.get_attr("__name__", vm).map(|n| str_of(&n));
             return Value::Module { name: name.unwrap_or_else(|_| "?".into()) };
         }
+        if let Some(t) = crate::tensors::render(obj, vm) {
+            return t;
+        }
         let builtin = self.builtin_payload(obj);
         if !class.slots.flags.has_feature(PyTypeFlags::HEAPTYPE) {
             return builtin.unwrap_or_else(|| Value::Opaque { type_name: class.name().to_string() });

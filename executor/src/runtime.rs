@@ -43,6 +43,9 @@ pub const MODULES: &[(&str, &str)] = &[
     ("stagecheck.ag.slices", include_str!("../runtime/stagecheck/ag/slices.py")),
     ("stagecheck.ag.lists", include_str!("../runtime/stagecheck/ag/lists.py")),
     ("stagecheck.ag", include_str!("../runtime/stagecheck/ag/__init__.py")),
+    ("stagecheck.tensor", include_str!("../runtime/stagecheck/tensor.py")),
+    ("stagecheck.staging", include_str!("../runtime/stagecheck/staging.py")),
+    ("stagecheck.nn", include_str!("../runtime/stagecheck/nn.py")),
     ("stagecheck", include_str!("../runtime/stagecheck/__init__.py")),
 ];
 

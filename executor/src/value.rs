@@ -51,6 +51,9 @@ pub enum Value {
     Truncated,
     /// Any other object, by type name only (its repr may hold an address).
     Opaque { type_name: String },
+    /// An `sc.Tensor`: dtype, shape and elements (nested lists of `Bool`,
+    /// `Int` or `Float` bits: float32 elements widened exactly).
+    Tensor { dtype: String, shape: Vec<usize>, values: Box<Value> },
 }
 
 /// Python's `repr` of a float, which round-trips and is what users read.
@@ -137,6 +140,7 @@ impl fmt::Display for Value {
             Value::Cycle(up) => write!(f, "<cycle {up} up>"),
             Value::Truncated => f.write_str("..."),
             Value::Opaque { type_name } => write!(f, "<{type_name} object>"),
+            Value::Tensor { dtype, shape, values } => write!(f, "sc.Tensor({values}, dtype={dtype}, shape={shape:?})"),
         }
     }
 }

@@ -21,6 +21,7 @@ type Reply = Result<Outcome, SyntaxError>;
 struct Job {
     source: String,
     path: String,
+    mode: crate::tensors::Mode,
     reply: mpsc::Sender<Reply>,
 }
 
@@ -37,11 +38,16 @@ impl Worker {
 
     /// Runs one program; see [`Executor::run`].
     pub fn run(&mut self, source: &str, path: &str) -> Result<Outcome, SyntaxError> {
+        self.run_in(source, path, crate::tensors::Mode::Original)
+    }
+
+    /// Runs one program with `sc.function` in `mode` (identity, or staging).
+    pub fn run_in(&mut self, source: &str, path: &str, mode: crate::tensors::Mode) -> Result<Outcome, SyntaxError> {
         let (reply, answer) = mpsc::channel();
-        let job = Job { source: source.to_owned(), path: path.to_owned(), reply };
+        let job = Job { source: source.to_owned(), path: path.to_owned(), mode, reply };
         if self.jobs.send(job).is_err() {
             self.jobs = spawn(self.config.clone());
-            return self.run(source, path);
+            return self.run_in(source, path, mode);
         }
         match answer.recv_timeout(self.config.time_limit + GRACE) {
             Ok(reply) => reply,
@@ -53,6 +59,7 @@ impl Worker {
                     stdout: String::new(),
                     stdout_truncated: false,
                     globals: Vec::new(),
+                    graph: String::new(),
                     micros: (self.config.time_limit + GRACE).as_micros() as u64,
                 })
             }
@@ -73,6 +80,7 @@ fn spawn(config: Config) -> mpsc::Sender<Job> {
             let mut executor = Executor::new(config);
             let _ = ready.send(());
             for job in rx {
+                crate::tensors::set_mode(job.mode);
                 let _ = job.reply.send(executor.run(&job.source, &job.path));
             }
         })

@@ -72,7 +72,8 @@ fn unknown_runtime_modules_raise_module_not_found() {
 }
 
 #[test]
-fn function_is_the_identity_decorator_that_marks_functions() {
+fn function_calls_the_python_function_outside_the_staged_mode() {
+    // Runs here are in the original mode: `sc.function` wraps, never traces.
     let out = stdout(
         "import stagecheck as sc
 def f(x):
@@ -81,10 +82,10 @@ g = sc.function(f)
 @sc.function(jit=True)
 def h():
     return 2
-print(g is f, f.__stagecheck_function__, h(), h.__stagecheck_function__)
+print(g(1), g.python_function is f, g.__name__, h(), h.options, g._cache)
 ",
     );
-    assert_eq!(out, "True {} 2 {'jit': True}\n");
+    assert_eq!(out, "2 True f 2 {'jit': True} {}\n");
 }
 
 #[test]

@@ -191,7 +191,12 @@ fn extra_test(range: TextRange, cx: &mut FunctionContext) -> Option<Expr> {
     let flags = cx.extra_tests.remove(&range)?;
     let nots: Vec<Expr> = flags
         .iter()
-        .map(|f| ast_build::call(cx.op("not_"), vec![ast_build::name(f)]))
+        .map(|f| {
+            // A loop test: only its truth counts.
+            let mut not = ast_build::call(cx.op("not_"), vec![ast_build::name(f)]);
+            super::logical_expressions::test_flag(&mut not);
+            not
+        })
         .collect();
     Some(conjunction(nots, cx))
 }

@@ -1,14 +1,14 @@
 //! Pass 9, logical expressions: `a and b` → `ag__.and_(lambda: a, lambda:
 //! b)`, `or` likewise, `not a` → `ag__.not_(a)`, and chained comparisons
 //! `a < b < c` → `ag__.compare(a, '<', lambda: b, '<', lambda: c)`: every
-//! operand evaluated at most once, lazily, in order. An `and`/`or` whose
+//! operand evaluated at most once, lazily, in order. An `and`/`or`/`not` whose
 //! value is only tested for truth (the test of `if`, `while`, `assert`, a
 //! ternary or a comprehension filter, the operand of `not`, and operands of
 //! such an `and`/`or`) gets `test=True`, so every `__bool__` runs once, as
 //! in Python.
 
 use super::expressions::{self, thunkable};
-use crate::ast_build::{self, string, thunk, Sub};
+use crate::ast_build::{self, string, thunk};
 use crate::context::FunctionContext;
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{BoolOp, Expr, Stmt, UnaryOp};
@@ -19,32 +19,23 @@ fn take(x: &mut Expr) -> Expr {
     std::mem::replace(x, ast_build::none())
 }
 
-fn call(op: Expr, args: Vec<Expr>) -> Expr {
-    let mut c = ast_build::expr("OP()", vec![("OP", Sub::Expr(op))]);
-    if let Expr::Call(call) = &mut c {
-        call.arguments.args = args.into_boxed_slice();
-    }
-    c
-}
-
 pub fn run(body: &mut [Stmt], cx: &FunctionContext) {
     let tests = test_contexts(body);
     expressions::rewrite(body, &|e| match e {
         Expr::BoolOp(b) if b.values.iter().all(thunkable) => {
             let op = cx.op(if b.op == BoolOp::And { "and_" } else { "or_" });
             let in_test = tests.contains(&b.range);
-            *e = call(op, b.values.iter_mut().map(|v| thunk(take(v))).collect());
+            *e = ast_build::call(op, b.values.iter_mut().map(|v| thunk(take(v))).collect());
             if in_test {
-                if let Expr::Call(c) = e {
-                    let flag = ast_build::expr("f(test=True)", vec![]);
-                    if let Expr::Call(f) = flag {
-                        c.arguments.keywords = f.arguments.keywords;
-                    }
-                }
+                test_flag(e);
             }
         }
         Expr::UnaryOp(u) if u.op == UnaryOp::Not => {
-            *e = call(cx.op("not_"), vec![take(&mut u.operand)]);
+            let in_test = tests.contains(&u.range);
+            *e = ast_build::call(cx.op("not_"), vec![take(&mut u.operand)]);
+            if in_test {
+                test_flag(e);
+            }
         }
         Expr::Compare(c) if c.ops.len() > 1 && c.comparators.iter().all(thunkable) => {
             let mut args = vec![take(&mut c.left)];
@@ -52,22 +43,41 @@ pub fn run(body: &mut [Stmt], cx: &FunctionContext) {
                 args.push(string(op.as_str()));
                 args.push(thunk(take(right)));
             }
-            *e = call(cx.op("compare"), args);
+            *e = ast_build::call(cx.op("compare"), args);
         }
         _ => {}
     });
 }
 
-/// Ranges of the `and`/`or` expressions whose value is only tested for truth.
+/// Adds `test=True` to a generated call. ruff's printer orders arguments
+/// by their ranges, and the operand keeps the user's: the keyword goes last.
+pub fn test_flag(e: &mut Expr) {
+    if let (Expr::Call(c), Expr::Call(f)) = (e, ast_build::expr("f(test=True)", vec![])) {
+        c.arguments.keywords = f.arguments.keywords;
+        for k in c.arguments.keywords.iter_mut() {
+            k.range = TextRange::empty(u32::MAX.into());
+        }
+    }
+}
+
+/// Ranges of the `and`/`or`/`not` expressions whose value is only tested
+/// for truth (a staged `not` may then be a tensor; as a value it must be the
+/// Python bool the original computes).
 fn test_contexts(body: &[Stmt]) -> HashSet<TextRange> {
     struct T(HashSet<TextRange>);
     impl T {
         fn mark(&mut self, e: &Expr) {
-            if let Expr::BoolOp(b) = e {
-                self.0.insert(b.range);
-                for v in &b.values {
-                    self.mark(v);
+            match e {
+                Expr::BoolOp(b) => {
+                    self.0.insert(b.range);
+                    for v in &b.values {
+                        self.mark(v);
+                    }
                 }
+                Expr::UnaryOp(u) if u.op == UnaryOp::Not => {
+                    self.0.insert(u.range);
+                }
+                _ => {}
             }
         }
     }

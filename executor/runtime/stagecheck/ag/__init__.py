@@ -16,7 +16,7 @@ converter (transformer/src/passes/) and these modules mirror each other:
 | variables              | ld, Undefined                                 |
 """
 
-from stagecheck.ag.variables import ld, Undefined, UndefinedReturnValue
+from stagecheck.ag.variables import ld, ldu, Undefined, UndefinedReturnValue
 from stagecheck.ag.control_flow import if_stmt, while_stmt, for_stmt
 from stagecheck.ag.conditional_expressions import if_exp
 from stagecheck.ag.logical import and_, or_, not_, compare

@@ -20,6 +20,8 @@ def overload(builtin, replacement):
 
 
 def converted_call(f):
+    if dispatch.call_check is not None:
+        dispatch.call_check(f)
     # Only builtin functions and plain classes are looked up: their hashes are
     # identities, so no user code (a __hash__, a __eq__) runs here.
     if _overloads and (type(f) is _BUILTIN or type(f) is type):

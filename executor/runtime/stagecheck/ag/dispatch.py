@@ -10,6 +10,11 @@ values go to `impl(name)`.
 _staged_types = ()
 _impls = {}
 
+# Called with every callee while staged control flow is being traced (set by
+# the staging runtime around such traces): Python side effects there would
+# run once per trace, not once per execution.
+call_check = None
+
 
 def register(types, impls):
     """Adds staged value types and the operator implementations for them."""

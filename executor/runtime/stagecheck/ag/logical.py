@@ -12,28 +12,28 @@ from stagecheck.ag import dispatch
 
 
 def and_(*operands, test=False):
-    for operand in operands[:-1]:
-        value = operand()
+    for i in range(len(operands) - 1):
+        value = operands[i]()
         if dispatch.staged(value):
-            return dispatch.impl('and_')(value, operands)
+            return dispatch.impl('and_')(value, operands[i + 1:], test)
         if not value:
             return False if test else value
     return operands[-1]()
 
 
 def or_(*operands, test=False):
-    for operand in operands[:-1]:
-        value = operand()
+    for i in range(len(operands) - 1):
+        value = operands[i]()
         if dispatch.staged(value):
-            return dispatch.impl('or_')(value, operands)
+            return dispatch.impl('or_')(value, operands[i + 1:], test)
         if value:
             return True if test else value
     return operands[-1]()
 
 
-def not_(value):
+def not_(value, test=False):
     if dispatch.staged(value):
-        return dispatch.impl('not_')(value)
+        return dispatch.impl('not_')(value, test)
     return not value
 
 

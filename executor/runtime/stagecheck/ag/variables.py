@@ -42,9 +42,14 @@ class UndefinedReturnValue:
 def ld(thunk, name):
     """Reads local `name` of the enclosing converted function through `thunk`."""
     try:
-        return thunk()
+        value = thunk()
     except NameError:
         raise UnboundLocalError(_UNBOUND.replace('stagecheck_probe_', name)) from None
+    if isinstance(value, Undefined):
+        # Only staged control flow leaves Undefined in a variable.
+        from stagecheck.ag import dispatch
+        dispatch.impl('undefined_read')(name)
+    return value
 
 
 def ldu(thunk, name):

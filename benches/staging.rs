@@ -1,0 +1,84 @@
+//! The seeds' loop workloads, per call of the staged function (issue 4):
+//! the staged CPU graph against the same program run eagerly in RustPython
+//! (target >= 20x faster) and against its NumPy port under CPython (target
+//! >= 3x faster). Programs: `benches/staging/{rnn,sgd,decode}.py` and their
+//! `_numpy.py` ports.
+//!
+//! Per-call times: a run with 1 call and a run with 1 + N calls; the
+//! difference over N leaves out interpreter, compile and trace costs. NumPy
+//! times itself (`time.perf_counter`). The CPython with NumPy is
+//! `$STAGECHECK_NUMPY_PYTHON` (scripts/bench-staging makes a venv with NumPy
+//! from PyPI and sets it); without it the NumPy column is skipped, saying so.
+//!
+//!     scripts/bench-staging        # or: cargo bench --bench staging
+
+use stagecheck::executor::{tensors::Mode, Config, Terminal, Worker};
+use std::time::{Duration, Instant};
+
+const WORKLOADS: &[(&str, &str, &str, usize)] = &[
+    ("rnn", include_str!("staging/rnn.py"), include_str!("staging/rnn_numpy.py"), 20),
+    ("sgd", include_str!("staging/sgd.py"), include_str!("staging/sgd_numpy.py"), 20),
+    ("decode", include_str!("staging/decode.py"), include_str!("staging/decode_numpy.py"), 20),
+];
+
+/// Seconds of one run of `program` with `calls` calls (best of three).
+fn run(worker: &mut Worker, program: &str, calls: usize, mode: Mode) -> (f64, String) {
+    let mut source = program.replace("__CALLS__", &calls.to_string());
+    if mode == Mode::Staged {
+        // Staging runs the converted program (as `stagecheck check` does).
+        source = stagecheck_transformer::convert(&source, "bench.py").expect("the workload converts").source;
+    }
+    let mut best = f64::INFINITY;
+    let mut stdout = String::new();
+    for _ in 0..3 {
+        let start = Instant::now();
+        let out = worker.run_in(&source, "bench.py", mode).expect("the workload compiles");
+        let secs = start.elapsed().as_secs_f64();
+        assert_eq!(out.terminal, Terminal::Completed, "{mode:?}: {}", out.terminal);
+        best = best.min(secs);
+        stdout = out.stdout;
+    }
+    (best, stdout)
+}
+
+fn per_call(worker: &mut Worker, program: &str, n: usize, mode: Mode) -> (f64, String) {
+    let (one, _) = run(worker, program, 1, mode);
+    let (many, stdout) = run(worker, program, 1 + n, mode);
+    (((many - one) / n as f64).max(1e-9), stdout)
+}
+
+fn numpy(port: &str, n: usize) -> Option<f64> {
+    let python = std::env::var("STAGECHECK_NUMPY_PYTHON").ok()?;
+    let out = std::process::Command::new(python).arg("-c").arg(port).arg(n.to_string()).output().ok()?;
+    if !out.status.success() {
+        eprintln!("numpy port failed: {}", String::from_utf8_lossy(&out.stderr));
+        return None;
+    }
+    String::from_utf8_lossy(&out.stdout).split_whitespace().next()?.parse().ok()
+}
+
+fn main() {
+    let mut config = Config::default();
+    config.time_limit = Duration::from_secs(120);
+    let mut worker = Worker::new(config);
+    println!("{:<8} {:>12} {:>12} {:>12} {:>9} {:>9}", "workload", "eager RP", "staged", "numpy", "vs eager", "vs numpy");
+    for (name, program, port, n) in WORKLOADS {
+        let (eager, eager_out) = per_call(&mut worker, program, *n, Mode::Original);
+        let (staged, staged_out) = per_call(&mut worker, program, *n, Mode::Staged);
+        assert_eq!(eager_out, staged_out, "{name}: staged and eager results differ");
+        let np = numpy(port, 50);
+        let ms = |s: f64| format!("{:.3} ms", s * 1e3);
+        println!(
+            "{:<8} {:>12} {:>12} {:>12} {:>8.1}x {:>9}",
+            name,
+            ms(eager),
+            ms(staged),
+            np.map_or("n/a".into(), ms),
+            eager / staged,
+            np.map_or("n/a".into(), |t| format!("{:.1}x", t / staged)),
+        );
+    }
+    if std::env::var("STAGECHECK_NUMPY_PYTHON").is_err() {
+        println!("(numpy: STAGECHECK_NUMPY_PYTHON is not set; scripts/bench-staging provides it)");
+    }
+}

@@ -1,0 +1,18 @@
+import numpy as np, time, sys
+N, D, STEPS = 64, 8, 100
+X = ((np.arange(N * D) % 13).astype(np.float32) * np.float32(0.125) - np.float32(0.75)).reshape(N, D)
+TRUE_W = (np.arange(D).astype(np.float32) * np.float32(0.5) - np.float32(1.0)).reshape(D, 1)
+Y = X @ TRUE_W + np.float32(0.25)
+def train(w, b):
+    i = 0
+    while i < STEPS:
+        err = X @ w + b - Y
+        w = w - np.float32(0.05) * ((X.T @ err) * np.float32(2.0 / N))
+        b = b - np.float32(0.05) * (err.mean() * np.float32(2.0))
+        i = i + 1
+    return w, b
+calls = int(sys.argv[1])
+start = time.perf_counter()
+for _ in range(calls):
+    w, b = train(np.zeros((D, 1), np.float32), np.float32(0.0))
+print((time.perf_counter() - start) / calls, float(w.sum()), float(b))

@@ -1,0 +1,671 @@
+"""Staging: `@sc.function` traces a function into a graph, and the staged
+implementations of the control-flow operators build cond and while nodes.
+
+In the original and unstaged modes `sc.function` is the identity. In the
+staged mode a call looks up its trace cache, keyed by the dtypes and shapes
+of its tensor arguments, the values of its other arguments and the
+signatures of the tensors the function reads from globals and closures;
+on a miss it traces: tensor arguments become placeholders, the tensors it
+reads from globals and closures become placeholders too (read again at
+every call, so rebinding them is seen), and Python control flow runs now,
+leaving no node (seed 000 fig. 1b). The graph then runs on the executor
+(executor/src/tensors/, graph/). A call made while tracing another function
+becomes a call node (composition; recursion on a staged condition).
+
+What cannot be staged faithfully raises StagingError: a variable bound in
+only one branch of a staged `if` and used after it, a Python value that a
+staged branch or loop changes, a loop variable whose dtype or shape changes,
+Python side effects (print, mutating outer lists) inside staged control flow.
+"""
+
+import _stagecheck_tensor as _n
+from stagecheck import tensor as _t
+from stagecheck.ag import dispatch as _dispatch
+from stagecheck.ag.variables import Undefined as _Undefined
+
+StagingError = _t.StagingError
+Tensor = _t.Tensor
+
+
+def _staged_value(x):
+    return isinstance(x, Tensor) and _n.is_symbolic(x._h)
+
+
+class _Tensors:
+    """The tensors of a structure (a state tuple, a return value), flattened,
+    and how to put the structure back together from new tensors."""
+
+    def __init__(self, value):
+        self.tensors = []
+        self.template = self._flatten(value)
+
+    def _flatten(self, v):
+        if isinstance(v, Tensor):
+            self.tensors.append(v)
+            return ('t', len(self.tensors) - 1)
+        if type(v) is tuple:
+            return ('tuple', [self._flatten(x) for x in v])
+        if type(v) is list:
+            return ('list', [self._flatten(x) for x in v])
+        return ('py', v)
+
+    def refuse_left_in_loop(self):
+        def walk(node):
+            kind, v = node
+            if kind in ('tuple', 'list'):
+                for x in v:
+                    walk(x)
+            elif kind == 'py' and isinstance(v, _LeftInLoop):
+                _undefined_read(v.symbol_name)
+        walk(self.template)
+
+    def rebuild(self, tensors):
+        return self._build(self.template, tensors)
+
+    def _build(self, node, tensors):
+        kind, v = node
+        if kind == 't':
+            return tensors[v]
+        if kind == 'tuple':
+            return tuple(self._build(x, tensors) for x in v)
+        if kind == 'list':
+            return [self._build(x, tensors) for x in v]
+        return v
+
+
+def _signature(t):
+    return (_n.dtype(t._h), _n.shape(t._h))
+
+
+def _same_python(a, b):
+    try:
+        return type(a) is type(b) and (a is b or a == b)
+    except Exception:
+        return False
+
+
+def _check_branch_states(names, then_state, else_state):
+    for name, a, b in zip(names, then_state, else_state):
+        a_undef, b_undef = isinstance(a, _Undefined), isinstance(b, _Undefined)
+        if a_undef != b_undef:
+            where = 'the true branch' if b_undef else 'the false branch'
+            raise StagingError("'%s' is bound in %s of a staged if only, and used after it" % (name, where))
+        if a_undef:
+            continue
+        if isinstance(a, Tensor) != isinstance(b, Tensor):
+            raise StagingError("'%s' is a tensor in one branch of a staged if and a Python value in the other" % name)
+        if isinstance(a, Tensor):
+            if _signature(a) != _signature(b):
+                raise StagingError("'%s' has dtype/shape %s in the true branch and %s in the false branch of a staged if"
+                                   % (name, _signature(a), _signature(b)))
+        elif not _same_python(a, b):
+            if name.startswith('do_return'):
+                raise StagingError('a return in one branch of a staged if only (return in both branches, or after the if)')
+            raise StagingError("'%s' is a Python value that a staged if changes (%r or %r)" % (name, a, b))
+
+
+def _as_list(state):
+    return list(state) if isinstance(state, tuple) else [state]
+
+
+class _SideEffects:
+    """Depth of staged control flow being traced: Python side effects there
+    would run once per trace, not once per execution."""
+    depth = 0
+
+
+def _traced(label, params, fn):
+    """Traces `fn(placeholders)` into a graph function; returns its id and
+    what `fn` returned."""
+    handles = _n.trace_begin(label, params)
+    _SideEffects.depth += 1
+    saved_check = _dispatch.call_check
+    _dispatch.call_check = check_side_effect
+    # try/finally, not except-and-reraise: RustPython's bare `raise` drops
+    # the inner frames, and the error must name the program's line.
+    done = False
+    try:
+        result, outputs = fn([Tensor(h) for h in handles])
+        # Pending: the cond or while node completes the signature.
+        fid = _n.trace_end([t._h for t in outputs], True)
+        done = True
+    finally:
+        if not done:
+            _n.trace_abort()
+        _SideEffects.depth -= 1
+        _dispatch.call_check = saved_check
+    return fid, result
+
+
+def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
+    if _signature(cond) != ('bool', ()):
+        raise StagingError('the condition of a staged if must be a bool scalar, not %s %s' % _signature(cond))
+    init = get_state()
+
+    def branch(fn):
+        def run(_):
+            set_state(init)
+            fn()
+            state = _promote_flags(names, _as_list(get_state()))
+            tensors = [v for v in state if isinstance(v, Tensor)]
+            return state, tensors
+        return run
+
+    then_id, then_state = _traced('if_true', [], branch(body))
+    else_id, else_state = _traced('if_false', [], branch(orelse))
+    _check_branch_states(names, then_state, else_state)
+    outs = [Tensor(h) for h in _n.cond(cond._h, then_id, else_id)]
+    it = iter(outs)
+    final = [next(it) if isinstance(v, Tensor) else v for v in then_state]
+    set_state(tuple(final))
+
+
+def _is_flag(name):
+    """The converter's break/continue flags (`break_`, `continue_1`, ...)."""
+    return name.startswith('break_') or name.startswith('continue_')
+
+
+def _promote_flags(names, values):
+    """Break and continue flags set under staged control flow become bool
+    tensors (AutoGraph's lowering of break/continue in staged loops)."""
+    return [_t.constant(v) if _is_flag(n) and type(v) is bool else v for n, v in zip(names, values)]
+
+
+def _loop(kind, names, get_state, set_state, extra_init, test, step):
+    """A staged loop: the state's tensors and `extra_init` (a counter) are
+    the loop variables; `test(extra)` gives the bool scalar that continues
+    it, `step(extra)` runs one iteration and gives the new `extra`."""
+    init = _promote_flags(names, _as_list(get_state()))
+    # Names unbound before the loop are the body's own (`err = pred - y`):
+    # not carried; reading one after the loop is refused (variables.ld).
+    local = [i for i, v in enumerate(init) if isinstance(v, _Undefined)]
+    slots = [i for i, v in enumerate(init) if isinstance(v, Tensor)]
+    n_extra = len(extra_init)
+    params = [_signature(t) for t in extra_init] + [_signature(init[i]) for i in slots]
+
+    def with_vars(tensors):
+        state = list(init)
+        for i, t in zip(slots, tensors[n_extra:]):
+            state[i] = t
+        set_state(tuple(state))
+        return tensors[:n_extra]
+
+    def cond_fn(tensors):
+        c = test(with_vars(tensors))
+        if not isinstance(c, Tensor) or _signature(c) != ('bool', ()):
+            raise StagingError('the condition of a staged %s loop must stay a bool scalar tensor' % kind)
+        return None, [c]
+
+    def body_fn(tensors):
+        extra = step(with_vars(tensors))
+        state = _promote_flags(names, _as_list(get_state()))
+        for i, (name, before, after) in enumerate(zip(names, init, state)):
+            if i in slots:
+                if not isinstance(after, Tensor):
+                    raise StagingError("loop variable '%s' stops being a tensor in a staged %s loop" % (name, kind))
+                if _signature(after) != _signature(before):
+                    raise StagingError("loop variable '%s' changes from %s %s to %s %s in a staged %s loop"
+                                       % ((name,) + _signature(before) + _signature(after) + (kind,)))
+            elif i not in local and not _same_python(before, after):
+                if name.startswith('do_return'):
+                    raise StagingError('a return inside a staged %s loop is not staged yet' % kind)
+                raise StagingError("'%s' is a Python value that a staged %s loop changes" % (name, kind))
+        return None, list(extra) + [state[i] for i in slots]
+
+    cond_id, _ = _traced(kind + '_cond', params, cond_fn)
+    body_id, _ = _traced(kind + '_body', params, body_fn)
+    handles = [t._h for t in extra_init] + [init[i]._h for i in slots]
+    outs = [Tensor(h) for h in _n.while_loop(cond_id, body_id, handles)]
+    for i in local:
+        init[i] = _LeftInLoop(names[i])
+    with_vars(outs)
+
+
+def while_stmt(first_cond, test, body, get_state, set_state, names, opts):
+    def step(extra):
+        body()
+        return extra
+    _loop('while', names, get_state, set_state, [], lambda extra: test(), step)
+
+
+class SymbolicRange:
+    """`sc.range(n)` with a symbolic bound: iterated only by a staged `for`
+    (a counter, not a tensor whose length a graph would need to know)."""
+
+    def __init__(self, start, limit, delta):
+        self.start, self.limit, self.delta = start, limit, delta
+
+
+def _and_tensor(a, b):
+    return a if b is None else (a & b)
+
+
+def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
+    def more(extra_ok):
+        if extra_test is None:
+            return None
+        ok = extra_test()
+        return ok if isinstance(ok, Tensor) else _t.constant(bool(ok))
+
+    if isinstance(iter_, SymbolicRange):
+        start = _t.convert_to_tensor(iter_.start) if isinstance(iter_.start, Tensor) else _t.constant(iter_.start)
+        limit, delta = iter_.limit, iter_.delta
+        dt = start.dtype
+        limit = limit if isinstance(limit, Tensor) else _t.constant(limit, dt)
+        delta = delta if isinstance(delta, Tensor) else _t.constant(delta, dt)
+        # The errors sc.range raises eagerly (bounds against delta's sign).
+        start = Tensor(_n.apply('RangeCheck', None, [start._h, limit._h, delta._h]))
+
+        def test(extra):
+            i = extra[0]
+            going = ((delta > 0) & (i < limit)) | ((delta < 0) & (i > limit))
+            return _and_tensor(going, more(None))
+
+        def step(extra):
+            body(extra[0])
+            return [extra[0] + delta]
+
+        return _loop('for', names, get_state, set_state, [start], test, step)
+
+    shape = _n.shape(iter_._h)
+    if not shape:
+        raise StagingError('a staged for loop over a scalar tensor')
+    n = _t.constant(shape[0])
+
+    def test(extra):
+        return _and_tensor(extra[0] < n, more(None))
+
+    def step(extra):
+        i = extra[0]
+        body(Tensor(_n.apply('Gather', None, [iter_._h, i._h])))
+        return [i + 1]
+
+    return _loop('for', names, get_state, set_state, [_t.constant(0)], test, step)
+
+
+def _cond_value(pred, true_fn, false_fn, what):
+    """The value of `true_fn()` or `false_fn()` as `pred` (a symbolic bool
+    scalar) decides: both traced, one cond node."""
+    if _signature(pred) != ('bool', ()):
+        raise StagingError('the condition of a staged %s must be a bool scalar, not %s %s' % ((what,) + _signature(pred)))
+
+    def branch(fn):
+        def run(_):
+            v = fn()
+            return v, ([v] if isinstance(v, Tensor) else [])
+        return run
+
+    then_id, a = _traced(what + '_true', [], branch(true_fn))
+    else_id, b = _traced(what + '_false', [], branch(false_fn))
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        if _signature(a) != _signature(b):
+            raise StagingError('the two values of a staged %s differ in dtype/shape: %s %s and %s %s'
+                               % ((what,) + _signature(a) + _signature(b)))
+        return Tensor(_n.cond(pred._h, then_id, else_id)[0])
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor) and _same_python(a, b):
+        _n.cond(pred._h, then_id, else_id)
+        return a
+    raise StagingError('the two values of a staged %s must both be tensors (got %s and %s)'
+                       % (what, type(a).__name__, type(b).__name__))
+
+
+def _as_bool_tensor(v):
+    if isinstance(v, Tensor):
+        return v
+    if type(v) is bool:
+        return _t.constant(v)
+    raise StagingError('an operand of a staged and/or is a %s, not a bool tensor' % type(v).__name__)
+
+
+def if_exp(cond, if_true, if_false, expr_repr):
+    return _cond_value(cond, if_true, if_false, 'conditional expression')
+
+
+def and_(value, rest, test):
+    """`value and rest...` with `value` symbolic: `cond(value, rest, value)`."""
+    from stagecheck.ag import logical
+    return _cond_value(value, lambda: _as_bool_tensor(logical.and_(*rest, test=test) if len(rest) > 1 else rest[0]()),
+                       lambda: value, 'and')
+
+
+def or_(value, rest, test):
+    from stagecheck.ag import logical
+    return _cond_value(value, lambda: value,
+                       lambda: _as_bool_tensor(logical.or_(*rest, test=test) if len(rest) > 1 else rest[0]()), 'or')
+
+
+def compare(result, right, rest):
+    """A chained comparison whose link `result` is symbolic: the rest of the
+    chain runs only where it holds, as Python's does."""
+    from stagecheck.ag import logical
+    return _cond_value(result, lambda: _as_bool_tensor(logical.compare(right, *rest)), lambda: result, 'comparison')
+
+
+def check_side_effect(f):
+    """Called by converted_call: Python side effects cannot be staged inside
+    staged control flow (they would run once per trace)."""
+    if _SideEffects.depth == 0:
+        return
+    if f is print:
+        raise StagingError('print inside staged control flow runs once when traced, not at every execution: use sc.print outside it')
+    owner = getattr(f, '__self__', None)
+    if isinstance(owner, (list, dict, set)) and getattr(f, '__name__', '') in _MUTATORS:
+        raise StagingError('%s.%s inside staged control flow mutates a Python object once when traced' % (type(owner).__name__, f.__name__))
+
+
+_MUTATORS = frozenset(['append', 'extend', 'insert', 'pop', 'remove', 'clear', 'update', 'add', 'discard',
+                       'setdefault', 'popitem', 'sort', 'reverse'])
+
+
+class _LeftInLoop(_Undefined):
+    """What a name bound only inside a staged loop holds after it: the
+    original has the last iteration's value (or no binding at all), which a
+    graph cannot give; any use of it is refused."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args, **kwargs):
+        _undefined_read(self.symbol_name)
+
+    __repr__ = __str__ = __bool__ = __len__ = __iter__ = __call__ = __getitem__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _refuse
+    __neg__ = __pos__ = __abs__ = __invert__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __index__ = __int__ = __float__ = _refuse
+
+
+def _undefined_read(name):
+    raise StagingError("'%s' is bound only inside staged control flow and read after it" % name)
+
+
+def _eager_and(value, rest, test):
+    if not value:
+        return False if test else value
+    from stagecheck.ag import logical
+    return logical.and_(*rest, test=test) if len(rest) > 1 else rest[0]()
+
+
+def _eager_or(value, rest, test):
+    if value:
+        return True if test else value
+    from stagecheck.ag import logical
+    return logical.or_(*rest, test=test) if len(rest) > 1 else rest[0]()
+
+
+def _eager_compare(result, right, rest):
+    if not result:
+        return result
+    from stagecheck.ag import logical
+    return logical.compare(right, *rest)
+
+
+def _not(value, test):
+    if not test:
+        raise StagingError('`not` of a symbolic tensor used as a value: the original gives a Python bool, '
+                           'which a graph cannot; use ~ (logical not) or test it in an if or while')
+    return ~value if value.dtype == _t.bool else value == 0
+
+
+def _assert_not_staged(test, message):
+    raise StagingError('an assert on a symbolic tensor is not staged yet')
+
+
+def _eager_assert(test, message):
+    if not test:
+        if message is None:
+            raise AssertionError
+        raise AssertionError(message())
+
+
+def _staged(impl, eager):
+    """The implementation for symbolic first arguments, else the eager one
+    (eager tensors follow Python's semantics through __bool__)."""
+    return lambda x, *rest: impl(x, *rest) if _staged_value(x) else eager(x, *rest)
+
+
+_dispatch.register([Tensor, SymbolicRange], {
+    'undefined_read': _undefined_read,
+    'if_stmt': _staged(if_stmt, lambda c, body, orelse, *_: body() if c else orelse()),
+    'while_stmt': _staged(while_stmt, lambda c, test, body, *_: _eager_while(c, test, body)),
+    'for_stmt': lambda it, *rest: for_stmt(it, *rest) if (_staged_value(it) or isinstance(it, SymbolicRange)) else _eager_for(it, *rest[:2]),
+    'if_exp': _staged(if_exp, lambda c, t, f, _: t() if c else f()),
+    'and_': _staged(and_, _eager_and),
+    'or_': _staged(or_, _eager_or),
+    'not_': _staged(_not, lambda v, test: not v),
+    'compare': _staged(compare, _eager_compare),
+    # Subscripts of tensors are the tensor's own (Index, or Gather for a
+    # symbolic index); assignment into a tensor fails as Python's does.
+    'get_item': lambda target, i: target[i],
+    'set_item': lambda target, key, value: target.__setitem__(key, value),
+    'list_append': lambda target, x: target.append(x),
+    'list_pop': lambda target, i: target.pop(i),
+    'assert_stmt': _staged(_assert_not_staged, _eager_assert),
+})
+
+
+def _eager_while(cond, test, body):
+    while True:
+        if not cond:
+            return
+        body()
+        cond = test()
+        if _staged_value(cond):
+            raise StagingError('a while loop whose condition becomes symbolic inside the loop')
+
+
+def _eager_for(iter_, extra_test, body):
+    for target in iter_:
+        body(target)
+        if extra_test is not None and not extra_test():
+            break
+
+
+# ---------------------------------------------------------------------------
+# sc.function
+
+def _code_names(code, out):
+    out.update(code.co_names)
+    for c in code.co_consts:
+        if hasattr(c, 'co_names'):
+            _code_names(c, out)
+    return out
+
+
+_SCALARS = (int, float, bool, str, type(None))
+
+
+class Function:
+    """A function marked for staging (`tf.function`)."""
+
+    def __init__(self, python_function, options):
+        self.python_function = python_function
+        self.options = options
+        self._cache = {}
+        # Traces in progress (key -> (library slot, guessed result type)).
+        self._pending = {}
+        # Names the code (nested code included) may read as globals.
+        self._names = None
+        self.__name__ = getattr(python_function, '__name__', 'function')
+        self.__doc__ = getattr(python_function, '__doc__', None)
+        self.__wrapped__ = python_function
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return _BoundFunction(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        if _n.mode() != 'staged':
+            return self.python_function(*args, **kwargs)
+        return self._staged_call(args, kwargs)
+
+    def _captured(self):
+        """(kind, key, tensor) for every tensor the function reads from its
+        globals or closure cells, read now."""
+        f = self.python_function
+        found = []
+        if self._names is None:
+            self._names = sorted(_code_names(f.__code__, set()))
+        g = f.__globals__
+        for name in self._names:
+            v = g.get(name)
+            if isinstance(v, Tensor):
+                found.append(('global', name, v))
+        for i, cell in enumerate(f.__closure__ or ()):
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(v, Tensor):
+                found.append(('cell', i, v))
+        return found
+
+    def _python_guards(self):
+        """The Python scalars the function reads from globals and cells, as
+        part of the cache key: a trace bakes them in, so rebinding one must
+        retrace (TensorFlow would silently reuse the stale graph)."""
+        f = self.python_function
+        g = f.__globals__
+        guards = []
+        for name in self._names:
+            v = g.get(name)
+            if type(v) in _SCALARS:
+                guards.append((name, type(v).__name__, v))
+        for i, cell in enumerate(f.__closure__ or ()):
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            if type(v) in _SCALARS:
+                guards.append((i, type(v).__name__, v))
+        return guards
+
+    def _staged_call(self, args, kwargs):
+        arguments = _Tensors((args, sorted(kwargs.items())))
+        captured = self._captured()
+        key_parts = [self._key(arguments.template)]
+        key_parts.extend((kind, k, _signature(t)) for kind, k, t in captured)
+        key_parts.extend(_signature(t) for t in arguments.tensors)
+        key_parts.append(self._python_guards())
+        key = repr(key_parts)
+        handles = [t._h for t in arguments.tensors] + [t._h for _, _, t in captured]
+        entry = self._cache.get(key)
+        if entry is None:
+            pending = self._pending.get(key)
+            if pending is not None:
+                return self._recursive_call(key, pending, handles)
+            entry = self._trace_with_guesses(key, arguments, captured)
+            self._cache[key] = entry
+        fid, outputs = entry
+        results = [Tensor(h) for h in _n.call(fid, handles)]
+        return outputs.rebuild(results)
+
+    def _recursive_call(self, key, pending, handles):
+        """A call of this function inside its own trace (recursion on a staged
+        condition): a call node of the function being built, whose result is
+        the guess being tried (checked when the trace ends)."""
+        fid, guess = pending
+        if guess is None:
+            raise _NeedsGuess(key)
+        return Tensor(_n.call(fid, handles, [guess])[0])
+
+    def _trace_with_guesses(self, key, arguments, captured):
+        """Traces; a recursive call needs the function's result type before
+        the trace gives it, so each tensor argument's (dtype, shape) is tried
+        as the type of a single tensor result, and kept only if the trace
+        ends with exactly that result."""
+        guesses = [None]
+        for t in arguments.tensors:
+            if _signature(t) not in guesses:
+                guesses.append(_signature(t))
+        for guess in guesses:
+            try:
+                fid, outputs = self._trace(key, arguments, captured, guess)
+            except _NeedsGuess as e:
+                if e.key != key:
+                    raise
+                continue
+            if guess is None or [_signature(t) for t in outputs.tensors] == [guess] and outputs.template[0] == 't':
+                return fid, outputs
+        raise StagingError("the result type of the recursive staged function '%s' could not be inferred "
+                           "(a recursive call must return one tensor of the type of one of its tensor arguments)" % self.__name__)
+
+    def _key(self, template):
+        kind, v = template
+        if kind == 't':
+            return 't'
+        if kind in ('tuple', 'list'):
+            return (kind, tuple(self._key(x) for x in v))
+        try:
+            hash(v)
+        except TypeError:
+            return ('id', id(v))
+        return ('py', type(v).__name__, v)
+
+    def _trace(self, key, arguments, captured, guess):
+        params = [_signature(t) for t in arguments.tensors] + [_signature(t) for _, _, t in captured]
+        f = self.python_function
+        handles = _n.trace_begin(self.__name__, params, True)
+        self._pending[key] = (_n.trace_current(), guess)
+        n_args = len(arguments.tensors)
+        symbolic = [Tensor(h) for h in handles]
+        saved = []
+        saved_check = _dispatch.call_check
+        # A print while tracing would run once per trace, not once per call.
+        _dispatch.call_check = _refuse_print
+        done = False
+        try:
+            for (kind, k, _), s in zip(captured, symbolic[n_args:]):
+                if kind == 'global':
+                    saved.append((kind, k, f.__globals__[k]))
+                    f.__globals__[k] = s
+                else:
+                    saved.append((kind, k, f.__closure__[k].cell_contents))
+                    f.__closure__[k].cell_contents = s
+            args, kwargs = arguments.rebuild(symbolic[:n_args])
+            result = f(*args, **dict(kwargs))
+            outputs = _Tensors(result)
+            outputs.refuse_left_in_loop()
+            fid = _n.trace_end([t._h for t in outputs.tensors])
+            done = True
+        finally:
+            if not done:
+                _n.trace_abort()
+            _dispatch.call_check = saved_check
+            del self._pending[key]
+            for kind, k, v in saved:
+                if kind == 'global':
+                    f.__globals__[k] = v
+                else:
+                    f.__closure__[k].cell_contents = v
+        return fid, outputs
+
+
+class _NeedsGuess(Exception):
+    """A recursive call before the function's result type is known."""
+
+    def __init__(self, key):
+        Exception.__init__(self, key)
+        self.key = key
+
+
+def _refuse_print(f):
+    if f is print:
+        raise StagingError('print inside a staged function runs once when traced, not at every call: use sc.print')
+    check_side_effect(f)
+
+
+class _BoundFunction:
+    def __init__(self, function, obj):
+        self._function = function
+        self._obj = obj
+
+    def __call__(self, *args, **kwargs):
+        return self._function(self._obj, *args, **kwargs)
+
+
+def function(func=None, **options):
+    """Marks `func` for staging. Usable bare (`@sc.function`) or with options."""
+    if func is None:
+        return lambda f: function(f, **options)
+    return Function(func, options)

@@ -1,0 +1,104 @@
+//! Tensors for Python programs: the native module `_stagecheck_tensor`
+//! ([`module`]) over the graph crate's tensors and kernels, Python values in
+//! and out ([`values`]), and the tracer that records staged functions into
+//! graph functions ([`trace`]). The Python side is
+//! `executor/runtime/stagecheck/{tensor,staging}.py`.
+//!
+//! The mode a run is in (original, unstaged, staged) is set per run on the
+//! worker's thread ([`set_mode`]); `sc.function` asks it. The tracer's state
+//! (the library of traced functions) lives as long as one run.
+
+pub mod module;
+pub mod trace;
+pub mod values;
+
+use std::cell::{Cell, RefCell};
+
+/// What `sc.function` does in a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The program as written: `sc.function` is the identity.
+    #[default]
+    Original,
+    /// The converted program, eager: `sc.function` is the identity.
+    Unstaged,
+    /// The converted program; `sc.function` traces and runs graphs.
+    Staged,
+}
+
+thread_local! {
+    static MODE: Cell<Mode> = const { Cell::new(Mode::Original) };
+    static DEADLINE: Cell<Option<std::time::Instant>> = const { Cell::new(None) };
+    pub(crate) static TRACER: RefCell<trace::Tracer> = RefCell::new(trace::Tracer::default());
+}
+
+/// Sets this thread's mode and starts a fresh tracer (before each run).
+pub fn set_mode(mode: Mode) {
+    MODE.with(|m| m.set(mode));
+    TRACER.with(|t| t.borrow_mut().reset());
+}
+
+pub fn mode() -> Mode {
+    MODE.with(Cell::get)
+}
+
+/// The current run's deadline, which graph execution (native, out of the
+/// watchdog's reach) checks at every loop iteration and call.
+pub fn set_deadline(deadline: std::time::Instant) {
+    DEADLINE.with(|d| d.set(Some(deadline)));
+}
+
+/// Ends the run from inside graph execution the way the watchdog ends it
+/// from inside the VM, when past its deadline or twice its memory budget.
+pub(crate) fn limit_reached() -> Option<crate::Limit> {
+    if crate::alloc::Budget::over_hard() {
+        return Some(crate::Limit::Memory);
+    }
+    let deadline = DEADLINE.with(Cell::get)?;
+    (std::time::Instant::now() >= deadline).then_some(crate::Limit::Time)
+}
+
+/// The S-expressions of every function the last run traced on this thread.
+pub fn graph_text() -> String {
+    TRACER.with(|t| t.borrow().library.to_string())
+}
+
+/// The runtime's own objects as comparable values: an `sc.Tensor` by
+/// dtype, shape and elements; an `sc.function` as the function it wraps
+/// (its trace cache differs between modes by design). `None` for any other
+/// object. Reads the runtime's own slots and attributes only, no user code.
+pub fn render(obj: &rustpython_vm::PyObject, vm: &rustpython_vm::VirtualMachine) -> Option<crate::Value> {
+    use crate::Value;
+    let class = obj.class();
+    let module = class.get_direct_attr(vm.ctx.intern_str("__module__"))?;
+    let module = module.downcast_ref::<rustpython_vm::builtins::PyStr>()?.to_string_lossy().into_owned();
+    let name = class.name().to_string();
+    if module == "stagecheck.staging" && name == "Function" {
+        let wrapped = obj.get_attr("python_function", vm).ok()?;
+        let qualname = wrapped.get_attr("__qualname__", vm).ok()?;
+        return Some(Value::Function { qualname: crate::render::str_of(&qualname) });
+    }
+    if module != "stagecheck.tensor" || name != "Tensor" {
+        return None;
+    }
+    let handle = obj.get_attr("_h", vm).ok()?;
+    let handle = handle.downcast_ref::<module::_stagecheck_tensor::Handle>()?;
+    Some(match &handle.input {
+        trace::Input::Eager(t) => Value::Tensor {
+            dtype: t.dtype().name().to_string(),
+            shape: t.shape().to_vec(),
+            values: Box::new(element_values(&t.to_value())),
+        },
+        trace::Input::Symbolic(s) => Value::Opaque { type_name: format!("symbolic tensor {} {:?}", s.dtype, s.shape) },
+    })
+}
+
+fn element_values(v: &stagecheck_graph::Value) -> crate::Value {
+    use stagecheck_graph::Value as G;
+    match v {
+        G::Bool(b) => crate::Value::Bool(*b),
+        G::Int(i) => crate::Value::Int(i.to_string()),
+        G::Float(f) => crate::Value::Float(f.to_bits()),
+        G::List(items) => crate::Value::List(items.iter().map(element_values).collect()),
+    }
+}

@@ -1,0 +1,306 @@
+//! `_stagecheck_tensor`: the native module under `stagecheck.tensor` and
+//! `stagecheck.staging`. A `Handle` is an eager tensor or a symbolic one;
+//! `apply` runs an op now (the graph crate's `eval`, the same kernels the
+//! graph executor uses) or records it in the trace when an input is
+//! symbolic (checked by the graph crate's `infer`).
+
+use super::{mode, values, Mode, TRACER};
+use super::trace::{Input, Sym, TraceError};
+use rustpython_vm::{PyObjectRef, PyRef, PyResult, VirtualMachine};
+use stagecheck_graph::{ErrorKind, OpError};
+
+/// The module's name: the runtime imports it, and so may programs.
+pub const NAME: &str = "_stagecheck_tensor";
+
+/// An `OpError` as the Python exception programs see.
+pub fn op_error(e: OpError, vm: &VirtualMachine) -> rustpython_vm::builtins::PyBaseExceptionRef {
+    match e.kind {
+        ErrorKind::ZeroDivision => vm.new_zero_division_error(e.message),
+        ErrorKind::RecursionLimit => vm.new_recursion_error(e.message),
+        ErrorKind::Unimplemented => vm.new_not_implemented_error(e.message),
+        _ => vm.new_value_error(e.message),
+    }
+}
+
+#[rustpython_vm::pymodule]
+pub(crate) mod _stagecheck_tensor {
+    use super::*;
+    use rustpython_vm::builtins::{PyBaseExceptionRef, PyListRef, PyStrRef, PyTypeRef};
+    use rustpython_vm::function::OptionalArg;
+    use rustpython_vm::{pyclass, PyPayload, TryFromObject};
+    use rustpython_vm::builtins::PyTuple;
+    use stagecheck_graph::{DType, FnId, Op, Tensor};
+
+    #[pyattr]
+    #[pyclass(name = "Handle")]
+    #[derive(Debug, PyPayload)]
+    pub struct Handle {
+        pub(crate) input: Input,
+    }
+
+    #[pyclass(flags(DISALLOW_INSTANTIATION))]
+    impl Handle {}
+
+    #[pyattr(name = "StagingError", once)]
+    fn staging_error_type(vm: &VirtualMachine) -> PyTypeRef {
+        vm.ctx.new_exception_type("stagecheck", "StagingError", Some(vec![vm.ctx.exceptions.exception_type.to_owned()]))
+    }
+
+    fn staging_error(message: String, vm: &VirtualMachine) -> PyBaseExceptionRef {
+        let module = vm.import("_stagecheck_tensor", 0).expect("the module imports itself");
+        let cls = module.get_attr("StagingError", vm).expect("StagingError is defined");
+        let cls = PyTypeRef::try_from_object(vm, cls).expect("StagingError is a type");
+        vm.new_exception_msg(cls, message.into())
+    }
+
+    fn trace_error(e: TraceError, vm: &VirtualMachine) -> PyBaseExceptionRef {
+        staging_error(e.0, vm)
+    }
+
+    fn handle(input: Input) -> Handle {
+        Handle { input }
+    }
+
+    fn sym_handles(syms: Vec<Sym>, vm: &VirtualMachine) -> PyObjectRef {
+        vm.ctx.new_list(syms.into_iter().map(|s| handle(Input::Symbolic(s)).into_pyobject(vm)).collect()).into()
+    }
+
+    fn inputs(list: &PyListRef, vm: &VirtualMachine) -> PyResult<Vec<Input>> {
+        list.borrow_vec()
+            .iter()
+            .map(|o| {
+                o.downcast_ref::<Handle>()
+                    .map(|h| h.input.clone())
+                    .ok_or_else(|| vm.new_type_error("expected tensor handles"))
+            })
+            .collect()
+    }
+
+    fn dtype_arg(name: Option<PyStrRef>, vm: &VirtualMachine) -> PyResult<Option<DType>> {
+        name.map(|n| DType::from_name(&n.to_string_lossy()).ok_or_else(|| vm.new_type_error(format!("unknown dtype '{}'", n.to_string_lossy()))))
+            .transpose()
+    }
+
+    fn eager(h: &Handle, what: &str, vm: &VirtualMachine) -> PyResult<Tensor> {
+        match &h.input {
+            Input::Eager(t) => Ok(t.clone()),
+            Input::Symbolic(_) => Err(staging_error(format!("{what} of a symbolic tensor: its value is not known while tracing"), vm)),
+        }
+    }
+
+    #[pyfunction]
+    fn mode() -> &'static str {
+        match super::mode() {
+            Mode::Original => "original",
+            Mode::Unstaged => "unstaged",
+            Mode::Staged => "staged",
+        }
+    }
+
+    /// A tensor of a Python value: eager, or while tracing a constant node
+    /// of the trace (as in TensorFlow's graphs, every tensor made inside a
+    /// staged function is symbolic, so loops on them are staged).
+    #[pyfunction]
+    fn constant(value: PyObjectRef, dtype: Option<PyStrRef>, vm: &VirtualMachine) -> PyResult<Handle> {
+        let dtype = dtype_arg(dtype, vm)?;
+        let t = values::from_python(&value, dtype, vm)?;
+        TRACER.with(|tr| {
+            let mut tr = tr.borrow_mut();
+            if !tr.tracing() {
+                return Ok(handle(Input::Eager(t)));
+            }
+            tr.constant(t).map(|s| handle(Input::Symbolic(s))).map_err(|e| trace_error(e, vm))
+        })
+    }
+
+    /// `ReduceSum` → `reduce_sum` (the serde tag of `Op`); `MatMul` → `matmul`.
+    fn op_tag(name: &str) -> String {
+        if name == "MatMul" {
+            return "matmul".into();
+        }
+        let mut out = String::new();
+        for (i, c) in name.chars().enumerate() {
+            if c.is_ascii_uppercase() {
+                if i > 0 {
+                    out.push('_');
+                }
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    #[pyfunction]
+    fn apply(op: PyStrRef, attrs: Option<PyObjectRef>, args: PyListRef, vm: &VirtualMachine) -> PyResult<Handle> {
+        // The graph crate's `Op` in JSON: `{"op": "reduce_sum", "axis": ..., ...}`.
+        let mut spec = match attrs {
+            Some(a) if !vm.is_none(&a) => match values::to_json(&a, vm)? {
+                serde_json::Value::Object(m) => m,
+                _ => return Err(vm.new_type_error("op attributes are a dict")),
+            },
+            _ => serde_json::Map::new(),
+        };
+        spec.insert("op".into(), serde_json::Value::String(op_tag(&op.to_string_lossy())));
+        let spec = serde_json::Value::Object(spec);
+        let op: Op = serde_json::from_value(spec).map_err(|e| vm.new_value_error(format!("bad operation {}: {e}", op.to_string_lossy())))?;
+        let ins = inputs(&args, vm)?;
+        let tracing = TRACER.with(|t| t.borrow().tracing());
+        if !tracing && ins.iter().all(|i| matches!(i, Input::Eager(_))) {
+            let tensors: Vec<&Tensor> = ins.iter().map(|i| match i { Input::Eager(t) => t, _ => unreachable!() }).collect();
+            let out = stagecheck_graph::eval(&op, &tensors).map_err(|e| op_error(e, vm))?;
+            return Ok(handle(Input::Eager(out)));
+        }
+        let sigs: Vec<_> = ins.iter().map(Input::signature).collect();
+        let (dtype, shape) = stagecheck_graph::infer(&op, &sigs).map_err(|e| op_error(e, vm))?;
+        TRACER.with(|t| {
+            let mut t = t.borrow_mut();
+            if !t.tracing() {
+                return Err(staging_error("a symbolic tensor used after its trace ended".into(), vm));
+            }
+            t.op(op, &ins, dtype, shape).map(|s| handle(Input::Symbolic(s))).map_err(|e| trace_error(e, vm))
+        })
+    }
+
+    #[pyfunction]
+    fn dtype(h: PyRef<Handle>) -> &'static str {
+        h.input.signature().0.name()
+    }
+
+    #[pyfunction]
+    fn shape(h: PyRef<Handle>, vm: &VirtualMachine) -> PyObjectRef {
+        let dims = h.input.signature().1;
+        vm.ctx.new_tuple(dims.into_iter().map(|d| vm.ctx.new_int(d).into()).collect()).into()
+    }
+
+    #[pyfunction]
+    fn is_symbolic(h: PyRef<Handle>) -> bool {
+        matches!(h.input, Input::Symbolic(_))
+    }
+
+    #[pyfunction]
+    fn to_python(h: PyRef<Handle>, vm: &VirtualMachine) -> PyResult {
+        let t = eager(&h, "numpy()", vm)?;
+        Ok(values::to_python(&t.to_value(), vm))
+    }
+
+    #[pyfunction]
+    fn format(h: PyRef<Handle>, vm: &VirtualMachine) -> PyResult<String> {
+        match &h.input {
+            Input::Eager(t) => Ok(t.to_string()),
+            Input::Symbolic(s) => {
+                let _ = vm;
+                Ok(format!("<symbolic {} {:?}>", s.dtype, s.shape))
+            }
+        }
+    }
+
+    // -- tracing ------------------------------------------------------------
+
+    fn signatures(params: PyListRef, vm: &VirtualMachine) -> PyResult<Vec<(DType, Vec<usize>)>> {
+        params
+            .borrow_vec()
+            .iter()
+            .map(|p| {
+                let pair = p.downcast_ref::<PyTuple>().filter(|t| t.len() == 2).ok_or_else(|| vm.new_type_error("a signature is (dtype, shape)"))?;
+                let d = PyStrRef::try_from_object(vm, pair.as_slice()[0].clone())?;
+                let s = pair.as_slice()[1].clone();
+                let dtype = DType::from_name(&d.to_string_lossy()).ok_or_else(|| vm.new_type_error("unknown dtype"))?;
+                let dims: Vec<usize> = vm.extract_elements_with(&s, |o| usize::try_from_object(vm, o))?;
+                Ok((dtype, dims))
+            })
+            .collect()
+    }
+
+    /// Starts tracing a function (`isolated`: a `@sc.function`, which may
+    /// not capture its caller's symbolic tensors) or a branch or loop part.
+    #[pyfunction]
+    fn trace_begin(name: PyStrRef, params: PyListRef, isolated: OptionalArg<bool>, vm: &VirtualMachine) -> PyResult {
+        let sigs = signatures(params, vm)?;
+        let isolated = isolated.unwrap_or(false);
+        let syms = TRACER.with(|t| t.borrow_mut().begin(&name.to_string_lossy(), sigs, !isolated));
+        Ok(sym_handles(syms, vm))
+    }
+
+    /// Ends the innermost trace; the function's id. Branches and loop parts
+    /// (`pending`) are completed by the cond or while node that uses them.
+    #[pyfunction]
+    fn trace_end(outputs: PyListRef, pending: OptionalArg<bool>, vm: &VirtualMachine) -> PyResult<u32> {
+        let outs = inputs(&outputs, vm)?;
+        TRACER.with(|t| t.borrow_mut().end(&outs, pending.unwrap_or(false))).map(|f| f.0).map_err(|e| trace_error(e, vm))
+    }
+
+    /// The library slot of the innermost function being traced.
+    #[pyfunction]
+    fn trace_current() -> Option<u32> {
+        TRACER.with(|t| t.borrow().current().map(|f| f.0))
+    }
+
+    #[pyfunction]
+    fn trace_abort() {
+        TRACER.with(|t| t.borrow_mut().abort());
+    }
+
+    #[pyfunction]
+    fn tracing() -> bool {
+        TRACER.with(|t| t.borrow().tracing())
+    }
+
+    #[pyfunction]
+    fn cond(pred: PyRef<Handle>, then_fn: u32, else_fn: u32, vm: &VirtualMachine) -> PyResult {
+        let syms = TRACER.with(|t| t.borrow_mut().cond(&pred.input, FnId(then_fn), FnId(else_fn))).map_err(|e| trace_error(e, vm))?;
+        Ok(sym_handles(syms, vm))
+    }
+
+    #[pyfunction]
+    fn while_loop(cond_fn: u32, body_fn: u32, inits: PyListRef, vm: &VirtualMachine) -> PyResult {
+        let ins = inputs(&inits, vm)?;
+        let syms = TRACER.with(|t| t.borrow_mut().while_loop(FnId(cond_fn), FnId(body_fn), &ins)).map_err(|e| trace_error(e, vm))?;
+        Ok(sym_handles(syms, vm))
+    }
+
+    /// Calls a traced function: a call node while tracing, else the graph
+    /// run now by the executor.
+    #[pyfunction]
+    fn call(callee: u32, args: PyListRef, expected: OptionalArg<PyListRef>, vm: &VirtualMachine) -> PyResult {
+        let ins = inputs(&args, vm)?;
+        let expected = match expected.into_option() {
+            Some(l) => Some(signatures(l, vm)?),
+            None => None,
+        };
+        TRACER.with(|t| {
+            let mut t = t.borrow_mut();
+            if t.tracing() {
+                let syms = t.call(FnId(callee), &ins, expected).map_err(|e| trace_error(e, vm))?;
+                return Ok(sym_handles(syms, vm));
+            }
+            let tensors: Vec<Tensor> = ins
+                .into_iter()
+                .map(|i| match i {
+                    Input::Eager(t) => Ok(t),
+                    Input::Symbolic(_) => Err(staging_error("a symbolic tensor used after its trace ended".into(), vm)),
+                })
+                .collect::<PyResult<_>>()?;
+            t.validate().map_err(|e| staging_error(format!("invalid graph: {e}"), vm))?;
+            let stop = || super::super::limit_reached().is_some();
+            let executor = stagecheck_graph::Executor::trusted(&t.library).with_interrupt(&stop);
+            let outs = match executor.run(FnId(callee), &tensors) {
+                Ok(outs) => outs,
+                Err(e) if e.kind == ErrorKind::Interrupted => {
+                    let limit = super::super::limit_reached().unwrap_or(crate::Limit::Time);
+                    // As the watchdog does: no `except` or `finally` may catch it.
+                    std::panic::panic_any(crate::watchdog::LimitPanic(limit))
+                }
+                Err(e) => return Err(op_error(e, vm)),
+            };
+            Ok(vm.ctx.new_list(outs.into_iter().map(|o| handle(Input::Eager(o)).into_pyobject(vm)).collect()).into())
+        })
+    }
+
+    /// Every function traced in this run, as S-expressions.
+    #[pyfunction]
+    fn graph_text() -> String {
+        TRACER.with(|t| t.borrow().library.to_string())
+    }
+}

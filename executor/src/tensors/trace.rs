@@ -1,0 +1,411 @@
+//! The tracer: graph functions under construction, one per traced Python
+//! function, branch or loop part, on a stack (the innermost on top).
+//!
+//! A symbolic tensor names a value of one builder. An op whose inputs belong
+//! to an enclosing builder *captures* them (TensorFlow's FuncGraph captures):
+//! each builder between gets a parameter for the value, and the cond / while
+//! node that uses the inner function passes the outer value in. A traced
+//! Python function (`@sc.function`) is isolated: its inputs are its explicit
+//! parameters only. Eager tensors used in a trace become constants.
+//!
+//! Builders number values locally ([`Local`]); [`Builder::finish`] renumbers
+//! them in the IR's order (parameters first, then node outputs), which lets
+//! parameters be added after nodes (captures found late, the unused
+//! parameters that give both branches of a cond the same signature).
+
+use stagecheck_graph::{DType, FnId, Function, Library, Node, Op, Tensor, ValueId};
+use std::collections::HashMap;
+
+/// A value of a builder, before renumbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Local {
+    Param(u32),
+    Out { node: u32, index: u32 },
+}
+
+/// A symbolic tensor: a value of the builder `builder`.
+#[derive(Clone, Debug)]
+pub struct Sym {
+    pub builder: u64,
+    pub local: Local,
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+}
+
+/// A node whose inputs are builder-local.
+enum LocalNode {
+    Const(Tensor),
+    Op { op: Op, inputs: Vec<Local> },
+    Cond { pred: Local, then_fn: FnId, else_fn: FnId, inputs: Vec<Local> },
+    While { cond_fn: FnId, body_fn: FnId, inputs: Vec<Local> },
+    Call { callee: FnId, inputs: Vec<Local> },
+}
+
+pub struct Builder {
+    pub id: u64,
+    /// The library slot reserved for the finished function (a recursive
+    /// call can name it before it is finished).
+    fid: FnId,
+    name: String,
+    /// Whether values of enclosing builders may be captured.
+    captures_allowed: bool,
+    /// Parameter signatures, by `Local::Param` index.
+    params: Vec<(DType, Vec<usize>)>,
+    /// The order parameters take in the finished function.
+    param_order: Vec<u32>,
+    nodes: Vec<LocalNode>,
+    /// Outer value captured → the parameter standing for it.
+    captured: Vec<(Sym, u32)>,
+    /// Output counts of the cond, while and call nodes, by node.
+    outputs_of: HashMap<u32, usize>,
+    /// The dtype and shape of every value.
+    sigs: HashMap<Local, (DType, Vec<usize>)>,
+}
+
+impl Builder {
+    fn add_param(&mut self, dtype: DType, shape: Vec<usize>) -> u32 {
+        let k = self.params.len() as u32;
+        self.sigs.insert(Local::Param(k), (dtype, shape.clone()));
+        self.params.push((dtype, shape));
+        self.param_order.push(k);
+        k
+    }
+
+    /// A parameter outside the order (placed by the caller).
+    fn loose_param(&mut self, dtype: DType, shape: Vec<usize>) -> u32 {
+        let k = self.params.len() as u32;
+        self.sigs.insert(Local::Param(k), (dtype, shape.clone()));
+        self.params.push((dtype, shape));
+        k
+    }
+
+    fn push(&mut self, node: LocalNode) -> u32 {
+        self.nodes.push(node);
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// The finished function: values renumbered, `outputs` its results.
+    fn finish(self, outputs: &[Local]) -> Function {
+        let mut number: HashMap<Local, ValueId> = HashMap::new();
+        for (i, k) in self.param_order.iter().enumerate() {
+            number.insert(Local::Param(*k), ValueId(i as u32));
+        }
+        let mut next = self.param_order.len() as u32;
+        let mut nodes = Vec::with_capacity(self.nodes.len());
+        let params = self.param_order.iter().map(|k| self.params[*k as usize].clone()).collect();
+        for (i, node) in self.nodes.into_iter().enumerate() {
+            let map = |l: &Local| number[l];
+            let maps = |ls: &[Local]| ls.iter().map(map).collect::<Vec<_>>();
+            let outs = self.outputs_of.get(&(i as u32)).copied().unwrap_or(1);
+            let node = match node {
+                LocalNode::Const(t) => Node::Const(t),
+                LocalNode::Op { op, inputs } => Node::Op { op, inputs: maps(&inputs) },
+                LocalNode::Cond { pred, then_fn, else_fn, inputs } => {
+                    Node::Cond { pred: map(&pred), then_fn, else_fn, inputs: maps(&inputs) }
+                }
+                LocalNode::While { cond_fn, body_fn, inputs } => Node::While { cond_fn, body_fn, inputs: maps(&inputs) },
+                LocalNode::Call { callee, inputs } => Node::Call { callee, inputs: maps(&inputs) },
+            };
+            for index in 0..outs {
+                number.insert(Local::Out { node: i as u32, index: index as u32 }, ValueId(next));
+                next += 1;
+            }
+            nodes.push(node);
+        }
+        let results = outputs.iter().map(|l| self.sigs[l].clone()).collect();
+        let outputs = outputs.iter().map(|l| number[l]).collect();
+        Function { name: self.name, params, results, nodes, outputs }
+    }
+}
+
+/// A finished function whose captures its user must pass in.
+struct Finished {
+    /// The outer values captured, in parameter order after the explicit ones.
+    captured: Vec<Sym>,
+}
+
+#[derive(Default)]
+pub struct Tracer {
+    pub library: Library,
+    stack: Vec<Builder>,
+    next_id: u64,
+    finished: HashMap<FnId, Finished>,
+    /// Builders finished but still open to padding (branches, loop parts).
+    pending: HashMap<FnId, Builder>,
+    pending_outputs: HashMap<FnId, Vec<Local>>,
+    /// Output signatures of every function ended so far.
+    output_sigs: HashMap<FnId, Vec<(DType, Vec<usize>)>>,
+    /// How many functions the library had when it was last validated.
+    validated: usize,
+}
+
+/// Why tracing cannot go on (a StagingError in Python).
+#[derive(Debug)]
+pub struct TraceError(pub String);
+
+impl Tracer {
+    pub fn reset(&mut self) {
+        *self = Tracer::default();
+    }
+
+    /// Validates the library once per change (before running it).
+    pub fn validate(&mut self) -> Result<(), String> {
+        if self.validated != self.library.functions.len() {
+            stagecheck_graph::validate(&self.library)?;
+            self.validated = self.library.functions.len();
+        }
+        Ok(())
+    }
+
+    pub fn tracing(&self) -> bool {
+        !self.stack.is_empty()
+    }
+
+    /// Starts a function; its parameters' symbolic tensors.
+    pub fn begin(&mut self, name: &str, params: Vec<(DType, Vec<usize>)>, captures_allowed: bool) -> Vec<Sym> {
+        self.next_id += 1;
+        let fid = FnId(self.library.functions.len() as u32);
+        // An empty function keeps the slot until the builder is finished.
+        self.library.functions.push(Function {
+            name: name.to_string(),
+            params: Vec::new(),
+            results: Vec::new(),
+            nodes: Vec::new(),
+            outputs: Vec::new(),
+        });
+        let mut b = Builder {
+            id: self.next_id,
+            fid,
+            name: name.to_string(),
+            captures_allowed,
+            params: Vec::new(),
+            param_order: Vec::new(),
+            nodes: Vec::new(),
+            captured: Vec::new(),
+            outputs_of: HashMap::new(),
+            sigs: HashMap::new(),
+        };
+        let syms = params
+            .into_iter()
+            .map(|(dtype, shape)| {
+                let k = b.add_param(dtype, shape.clone());
+                Sym { builder: b.id, local: Local::Param(k), dtype, shape }
+            })
+            .collect();
+        self.stack.push(b);
+        syms
+    }
+
+    /// Drops the innermost trace and every function made during it (nothing
+    /// outside it can refer to them), so a failed attempt leaves no trace.
+    pub fn abort(&mut self) {
+        if let Some(b) = self.stack.pop() {
+            let first = b.fid;
+            self.library.functions.truncate(first.0 as usize);
+            self.finished.retain(|id, _| *id < first);
+            self.pending.retain(|id, _| *id < first);
+            self.pending_outputs.retain(|id, _| *id < first);
+            self.output_sigs.retain(|id, _| *id < first);
+            self.validated = self.validated.min(first.0 as usize);
+        }
+    }
+
+    /// The slot of the innermost function being traced.
+    pub fn current(&self) -> Option<FnId> {
+        self.stack.last().map(|b| b.fid)
+    }
+
+    /// The local of `input` in the top builder: itself, a capture, or a constant.
+    pub fn local(&mut self, input: &Input) -> Result<Local, TraceError> {
+        let top = self.stack.len() - 1;
+        match input {
+            Input::Eager(t) => {
+                let b = &mut self.stack[top];
+                let node = b.push(LocalNode::Const(t.clone()));
+                let l = Local::Out { node, index: 0 };
+                b.sigs.insert(l, (t.dtype(), t.shape().to_vec()));
+                Ok(l)
+            }
+            Input::Symbolic(s) => self.capture(s, top),
+        }
+    }
+
+    fn capture(&mut self, s: &Sym, level: usize) -> Result<Local, TraceError> {
+        if self.stack[level].id == s.builder {
+            return Ok(s.local);
+        }
+        if let Some((_, k)) = self.stack[level].captured.iter().find(|(c, _)| c.builder == s.builder && c.local == s.local) {
+            return Ok(Local::Param(*k));
+        }
+        if level == 0 || !self.stack[level].captures_allowed {
+            return Err(TraceError(format!(
+                "a symbolic tensor of another trace is used in '{}' (a staged function reads a tensor of its caller's trace; pass it as an argument)",
+                self.stack[level].name
+            )));
+        }
+        let outer = self.capture(s, level - 1)?;
+        let b = &mut self.stack[level];
+        let k = b.add_param(s.dtype, s.shape.clone());
+        let outer_sym = Sym { builder: self.stack[level - 1].id, local: outer, dtype: s.dtype, shape: s.shape.clone() };
+        self.stack[level].captured.push((outer_sym, k));
+        Ok(Local::Param(k))
+    }
+
+    /// `t` as a constant node of the top builder.
+    pub fn constant(&mut self, t: Tensor) -> Result<Sym, TraceError> {
+        let (dtype, shape) = (t.dtype(), t.shape().to_vec());
+        let local = self.local(&Input::Eager(t))?;
+        Ok(self.sym(local, dtype, shape))
+    }
+
+    fn sym(&self, local: Local, dtype: DType, shape: Vec<usize>) -> Sym {
+        Sym { builder: self.stack.last().expect("tracing").id, local, dtype, shape }
+    }
+
+    /// Records `op` on `inputs` (already checked by `infer`).
+    pub fn op(&mut self, op: Op, inputs: &[Input], dtype: DType, shape: Vec<usize>) -> Result<Sym, TraceError> {
+        let locals = inputs.iter().map(|i| self.local(i)).collect::<Result<Vec<_>, _>>()?;
+        let b = self.stack.last_mut().expect("tracing");
+        let node = b.push(LocalNode::Op { op, inputs: locals });
+        b.sigs.insert(Local::Out { node, index: 0 }, (dtype, shape.clone()));
+        Ok(self.sym(Local::Out { node, index: 0 }, dtype, shape))
+    }
+
+    /// Ends the top function with `outputs`; branches and loop parts stay
+    /// pending until their cond or while node pads their signatures.
+    pub fn end(&mut self, outputs: &[Input], pending: bool) -> Result<FnId, TraceError> {
+        let locals = outputs.iter().map(|i| self.local(i)).collect::<Result<Vec<_>, _>>()?;
+        let b = self.stack.pop().expect("tracing");
+        let id = b.fid;
+        let sigs: Vec<_> = outputs.iter().map(Input::signature).collect();
+        self.finished.insert(id, Finished { captured: b.captured.iter().map(|(s, _)| s.clone()).collect() });
+        self.output_sigs.insert(id, sigs);
+        if pending {
+            self.pending.insert(id, b);
+            self.pending_outputs.insert(id, locals);
+        } else {
+            self.library.functions[id.0 as usize] = b.finish(&locals);
+        }
+        Ok(id)
+    }
+
+    pub fn output_signatures(&self, id: FnId) -> Vec<(DType, Vec<usize>)> {
+        self.output_sigs.get(&id).cloned().unwrap_or_default()
+    }
+
+    fn close_pending(&mut self, id: FnId) {
+        if let (Some(b), Some(outs)) = (self.pending.remove(&id), self.pending_outputs.remove(&id)) {
+            self.library.functions[id.0 as usize] = b.finish(&outs);
+        }
+    }
+
+    /// `cond(pred, then, else)` in the top builder: both branches take the
+    /// captures of both (then's first) and give their outputs.
+    pub fn cond(&mut self, pred: &Input, then_fn: FnId, else_fn: FnId) -> Result<Vec<Sym>, TraceError> {
+        let then_caps = self.finished[&then_fn].captured.clone();
+        let else_caps = self.finished[&else_fn].captured.clone();
+        if let Some(b) = self.pending.get_mut(&then_fn) {
+            for s in &else_caps {
+                b.add_param(s.dtype, s.shape.clone());
+            }
+        }
+        if let Some(b) = self.pending.get_mut(&else_fn) {
+            let mut front = Vec::new();
+            for s in &then_caps {
+                front.push(b.loose_param(s.dtype, s.shape.clone()));
+            }
+            front.extend(b.param_order.drain(..));
+            b.param_order = front;
+        }
+        self.close_pending(then_fn);
+        self.close_pending(else_fn);
+        let pred = self.local(pred)?;
+        let mut inputs = Vec::new();
+        for s in then_caps.iter().chain(&else_caps) {
+            inputs.push(self.local(&Input::Symbolic(s.clone()))?);
+        }
+        let sigs = self.output_signatures(then_fn);
+        self.node_with_outputs(LocalNode::Cond { pred, then_fn, else_fn, inputs }, sigs)
+    }
+
+    /// `while(cond, body, inits)`: loop variables, then the captures of cond
+    /// and of body, passed through the body unchanged.
+    pub fn while_loop(&mut self, cond_fn: FnId, body_fn: FnId, inits: &[Input]) -> Result<Vec<Sym>, TraceError> {
+        let n = inits.len();
+        let cond_caps = self.finished[&cond_fn].captured.clone();
+        let body_caps = self.finished[&body_fn].captured.clone();
+        if let Some(b) = self.pending.get_mut(&cond_fn) {
+            for s in &body_caps {
+                b.add_param(s.dtype, s.shape.clone());
+            }
+        }
+        if let (Some(b), Some(outs)) = (self.pending.get_mut(&body_fn), self.pending_outputs.get_mut(&body_fn)) {
+            // Parameters: n loop variables, cond's captures (new), body's own.
+            let mut order: Vec<u32> = b.param_order[..n].to_vec();
+            let own: Vec<u32> = b.param_order[n..].to_vec();
+            let mut passed = Vec::new();
+            for s in &cond_caps {
+                let k = b.loose_param(s.dtype, s.shape.clone());
+                order.push(k);
+                passed.push(Local::Param(k));
+            }
+            order.extend(&own);
+            b.param_order = order;
+            outs.extend(passed);
+            outs.extend(own.iter().map(|k| Local::Param(*k)));
+        }
+        self.close_pending(cond_fn);
+        self.close_pending(body_fn);
+        let mut inputs = Vec::new();
+        for i in inits {
+            inputs.push(self.local(i)?);
+        }
+        for s in cond_caps.iter().chain(&body_caps) {
+            inputs.push(self.local(&Input::Symbolic(s.clone()))?);
+        }
+        let mut sigs: Vec<_> = inits.iter().map(Input::signature).collect();
+        sigs.extend(cond_caps.iter().chain(&body_caps).map(|s| (s.dtype, s.shape.clone())));
+        let mut outs = self.node_with_outputs(LocalNode::While { cond_fn, body_fn, inputs }, sigs)?;
+        outs.truncate(n);
+        Ok(outs)
+    }
+
+    /// A call of `callee` in the top builder: a finished function, or one
+    /// still being traced (recursion) whose results are `expected`.
+    pub fn call(&mut self, callee: FnId, args: &[Input], expected: Option<Vec<(DType, Vec<usize>)>>) -> Result<Vec<Sym>, TraceError> {
+        let inputs = args.iter().map(|i| self.local(i)).collect::<Result<Vec<_>, _>>()?;
+        let sigs = expected.unwrap_or_else(|| self.output_signatures(callee));
+        self.node_with_outputs(LocalNode::Call { callee, inputs }, sigs)
+    }
+
+    fn node_with_outputs(&mut self, node: LocalNode, sigs: Vec<(DType, Vec<usize>)>) -> Result<Vec<Sym>, TraceError> {
+        let b = self.stack.last_mut().expect("tracing");
+        let id = b.id;
+        let index = b.push(node);
+        b.outputs_of.insert(index, sigs.len());
+        for (k, sig) in sigs.iter().enumerate() {
+            b.sigs.insert(Local::Out { node: index, index: k as u32 }, sig.clone());
+        }
+        Ok(sigs
+            .into_iter()
+            .enumerate()
+            .map(|(k, (dtype, shape))| Sym { builder: id, local: Local::Out { node: index, index: k as u32 }, dtype, shape })
+            .collect())
+    }
+}
+
+/// An input of a traced op: a value now, or a symbolic one.
+#[derive(Clone, Debug)]
+pub enum Input {
+    Eager(Tensor),
+    Symbolic(Sym),
+}
+
+impl Input {
+    pub fn signature(&self) -> (DType, Vec<usize>) {
+        match self {
+            Input::Eager(t) => (t.dtype(), t.shape().to_vec()),
+            Input::Symbolic(s) => (s.dtype, s.shape.clone()),
+        }
+    }
+}

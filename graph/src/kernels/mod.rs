@@ -1,0 +1,11 @@
+//! The kernels behind `eval`, generic over element types (`elem.rs`): one
+//! file per family of ops, each with the shape rule `infer` shares.
+
+pub(crate) mod cast;
+pub(crate) mod elem;
+pub(crate) mod elementwise;
+pub(crate) mod generate;
+pub(crate) mod index;
+pub(crate) mod layout;
+pub(crate) mod matmul;
+pub(crate) mod reduce;

@@ -1,0 +1,95 @@
+//! Per-function execution plans, computed once per library: where each
+//! node's outputs are numbered, and which values die after which node, so the
+//! executor frees buffers as soon as nothing reads them any more.
+
+use crate::ir::{Function, Library};
+
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// The id of each node's first output value.
+    pub first_output: Vec<usize>,
+    /// How many values the function has (params and node outputs).
+    pub num_values: usize,
+    /// Values last read by node `i` (not returned): dropped once it has read them.
+    pub free_after: Vec<Vec<usize>>,
+    /// Parameters nothing reads: dropped on entry.
+    pub unused_params: Vec<usize>,
+    /// Node outputs nothing reads (nor returns): never stored.
+    pub dead: Vec<bool>,
+}
+
+impl Plan {
+    /// The plan of `f`; `lib` has been validated, so every callee exists.
+    pub(crate) fn new(lib: &Library, f: &Function) -> Plan {
+        let mut first_output = Vec::with_capacity(f.nodes.len());
+        let mut next = f.params.len();
+        for node in &f.nodes {
+            first_output.push(next);
+            next += lib.num_outputs(node).unwrap_or(0);
+        }
+        let num_values = next;
+        let mut last_use: Vec<Option<usize>> = vec![None; num_values];
+        for (i, node) in f.nodes.iter().enumerate() {
+            for v in node.uses() {
+                if let Some(slot) = last_use.get_mut(v.0 as usize) {
+                    *slot = Some(i);
+                }
+            }
+        }
+        let mut returned = vec![false; num_values];
+        for v in &f.outputs {
+            if let Some(r) = returned.get_mut(v.0 as usize) {
+                *r = true;
+            }
+        }
+        let mut free_after = vec![Vec::new(); f.nodes.len()];
+        let mut unused_params = Vec::new();
+        let mut dead = vec![false; num_values];
+        for v in 0..num_values {
+            if returned[v] {
+                continue;
+            }
+            match last_use[v] {
+                Some(i) => free_after[i].push(v),
+                None if v < f.params.len() => unused_params.push(v),
+                None => dead[v] = true,
+            }
+        }
+        Plan { first_output, num_values, free_after, unused_params, dead }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::DType;
+    use crate::ir::{Node, ValueId};
+    use crate::op::Op;
+    use crate::tensor::Tensor;
+
+    #[test]
+    fn values_die_after_their_last_reader() {
+        // (x0 x1) -> x2 = neg x0; x3 = add x2 x2; x4 = const; x5 = mul x3 x0; return (x5 x3)
+        let n = (DType::Int32, vec![]);
+        let op = |op, ins: &[u32]| Node::Op { op, inputs: ins.iter().map(|&i| ValueId(i)).collect() };
+        let f = Function {
+            name: "f".into(),
+            params: vec![n.clone(), n.clone()],
+            results: vec![n.clone(), n],
+            nodes: vec![
+                op(Op::Neg, &[0]),
+                op(Op::Add, &[2, 2]),
+                Node::Const(Tensor::scalar_i32(1)),
+                op(Op::Mul, &[3, 0]),
+            ],
+            outputs: vec![ValueId(5), ValueId(3)],
+        };
+        let plan = Plan::new(&Library::new(), &f);
+        assert_eq!(plan.first_output, vec![2, 3, 4, 5]);
+        assert_eq!(plan.num_values, 6);
+        // x2 dies after node 1; x0 after node 3; x3 is returned, so it stays.
+        assert_eq!(plan.free_after, vec![vec![], vec![2], vec![], vec![0]]);
+        assert_eq!(plan.unused_params, vec![1]);
+        assert_eq!(plan.dead, vec![false, false, false, false, true, false]);
+    }
+}

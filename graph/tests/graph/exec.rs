@@ -1,0 +1,150 @@
+//! Running graphs: loops, conds, calls, recursion limits, argument checks.
+
+use super::*;
+use stagecheck_graph::{run, ErrorKind, Executor, MAX_DEPTH};
+
+#[test]
+fn while_loop_sums_one_to_ten() {
+    let out = run(&sum_loop(), FnId(0), &[]).unwrap();
+    assert_eq!(out, vec![Tensor::scalar_i32(55), Tensor::scalar_i32(11)]);
+}
+
+#[test]
+fn cond_takes_the_branch_its_predicate_picks() {
+    let lib = cond_lib();
+    let x = Tensor::from_f32(vec![1.0, -2.0, 0.5], &[3]).unwrap();
+    let then = run(&lib, FnId(0), &[x.clone(), Tensor::scalar_bool(true)]).unwrap();
+    assert_eq!(then, vec![Tensor::from_f32(vec![2.0, -4.0, 1.0], &[3]).unwrap()]);
+    let other = run(&lib, FnId(0), &[x, Tensor::scalar_bool(false)]).unwrap();
+    assert_eq!(other, vec![Tensor::from_f32(vec![-1.0, 2.0, -0.5], &[3]).unwrap()]);
+}
+
+#[test]
+fn calls_compose() {
+    let x = sig(DType::Int64, &[2]);
+    let mut lib = Library::new();
+    lib.add(func(
+        "main",
+        vec![x.clone()],
+        vec![x.clone()],
+        vec![
+            Node::Call { callee: FnId(1), inputs: vec![v(0)] },
+            Node::Call { callee: FnId(1), inputs: vec![v(1)] },
+        ],
+        &[2],
+    ));
+    lib.add(func("double", vec![x.clone()], vec![x], vec![op(Op::Add, &[0, 0])], &[1]));
+    let out = run(&lib, FnId(0), &[Tensor::from_i64(vec![3, -5], &[2]).unwrap()]).unwrap();
+    assert_eq!(out, vec![Tensor::from_i64(vec![12, -20], &[2]).unwrap()]);
+}
+
+#[test]
+fn recursion_runs_until_the_depth_limit() {
+    let lib = countdown();
+    assert_eq!(run(&lib, FnId(0), &[Tensor::scalar_i32(100)]).unwrap(), vec![Tensor::scalar_i32(0)]);
+    // Each level is two frames (down, step): 1000 levels exceed MAX_DEPTH.
+    let err = run(&lib, FnId(0), &[Tensor::scalar_i32(MAX_DEPTH as i32)]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::RecursionLimit);
+    assert_eq!(err.to_string(), "maximum recursion depth exceeded");
+}
+
+#[test]
+fn unbounded_recursion_is_an_error_not_a_crash() {
+    let n = scalar(DType::Int32);
+    let mut lib = Library::new();
+    lib.add(func("f", vec![n.clone()], vec![n], vec![Node::Call { callee: FnId(0), inputs: vec![v(0)] }], &[1]));
+    let err = run(&lib, FnId(0), &[Tensor::scalar_i32(1)]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::RecursionLimit);
+}
+
+#[test]
+fn deep_recursion_uses_no_native_stack() {
+    // 100k frames on a thread with a 256 KiB stack: frames live on the heap.
+    let handle = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let lib = countdown();
+            let exec = Executor::new(&lib).unwrap().with_max_depth(200_000);
+            exec.run(FnId(0), &[Tensor::scalar_i32(50_000)]).unwrap()
+        })
+        .unwrap();
+    assert_eq!(handle.join().unwrap(), vec![Tensor::scalar_i32(0)]);
+}
+
+#[test]
+fn op_errors_propagate_out_of_nested_frames() {
+    let n = scalar(DType::Int32);
+    let mut lib = Library::new();
+    lib.add(func("main", vec![n.clone()], vec![n.clone()], vec![Node::Call { callee: FnId(1), inputs: vec![v(0)] }], &[1]));
+    lib.add(func(
+        "div0",
+        vec![n.clone()],
+        vec![n],
+        vec![konst(Tensor::scalar_i32(0)), op(Op::FloorDiv, &[0, 1])],
+        &[2],
+    ));
+    let err = run(&lib, FnId(0), &[Tensor::scalar_i32(1)]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::ZeroDivision);
+}
+
+#[test]
+fn arguments_are_checked_against_parameters() {
+    let lib = cond_lib();
+    let x = Tensor::from_f32(vec![1.0, 2.0, 3.0], &[3]).unwrap();
+    let err = run(&lib, FnId(0), std::slice::from_ref(&x)).unwrap_err();
+    assert_eq!(err.to_string(), "f expects 2 arguments, got 1");
+    let err = run(&lib, FnId(0), &[x.clone(), Tensor::scalar_i32(1)]).unwrap_err();
+    assert_eq!(err.to_string(), "argument 1 of f: expected bool [], got int32 []");
+    let short = Tensor::from_f32(vec![1.0, 2.0], &[2]).unwrap();
+    let err = run(&lib, FnId(0), &[short, Tensor::scalar_bool(true)]).unwrap_err();
+    assert_eq!(err.to_string(), "argument 0 of f: expected float32 [3], got float32 [2]");
+    assert!(run(&lib, FnId(7), &[]).is_err());
+}
+
+#[test]
+fn invalid_graphs_are_refused_before_running() {
+    let mut lib = sum_loop();
+    lib.functions[1].outputs = vec![v(0)];
+    let err = run(&lib, FnId(0), &[]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidArgument);
+    assert!(err.message.starts_with("invalid graph: function cond (#1)"), "{err}");
+}
+
+#[test]
+fn one_executor_runs_many_times() {
+    let lib = cond_lib();
+    let exec = Executor::new(&lib).unwrap();
+    let x = Tensor::from_f32(vec![1.0, 2.0, 3.0], &[3]).unwrap();
+    for p in [true, false, true] {
+        let out = exec.run(FnId(0), &[x.clone(), Tensor::scalar_bool(p)]).unwrap();
+        assert_eq!(out.len(), 1);
+    }
+}
+
+#[test]
+fn unused_values_and_outputs_returned_twice() {
+    // Unused params, an unused node output, a value returned twice and a zero-trip loop.
+    let n = scalar(DType::Int32);
+    let mut lib = Library::new();
+    lib.add(func(
+        "main",
+        vec![n.clone(), n.clone()],
+        vec![n.clone(), n.clone(), n.clone()],
+        vec![
+            op(Op::Neg, &[0]),
+            konst(Tensor::scalar_i32(7)),
+            Node::While { cond_fn: FnId(1), body_fn: FnId(2), inputs: vec![v(3)] },
+        ],
+        &[4, 4, 0],
+    ));
+    lib.add(func(
+        "never",
+        vec![n.clone()],
+        vec![scalar(DType::Bool)],
+        vec![konst(Tensor::scalar_bool(false))],
+        &[1],
+    ));
+    lib.add(func("body", vec![n.clone()], vec![n], vec![], &[0]));
+    let out = run(&lib, FnId(0), &[Tensor::scalar_i32(3), Tensor::scalar_i32(4)]).unwrap();
+    assert_eq!(out, vec![Tensor::scalar_i32(7), Tensor::scalar_i32(7), Tensor::scalar_i32(3)]);
+}
