@@ -174,6 +174,16 @@ fn read_all(values: &[Option<Tensor>], vs: &[ValueId]) -> Result<Vec<Tensor>, Op
     vs.iter().map(|&v| read(values, v).cloned()).collect()
 }
 
+/// `define` for a node of one output, without a vector.
+fn define_one(frame: &mut Frame<'_>, node: usize, result: Tensor) -> Result<(), OpError> {
+    let first = frame.plan.first_output.get(node).copied().ok_or_else(|| internal("bad node"))?;
+    if !frame.plan.dead[first] {
+        *frame.values.get_mut(first).ok_or_else(|| internal("too many results"))? = Some(result);
+    }
+    frame.pc = node + 1;
+    Ok(())
+}
+
 /// Stores `results` as node `node`'s outputs (skipping dead ones) and moves on.
 fn define(frame: &mut Frame<'_>, node: usize, results: Vec<Tensor>) -> Result<(), OpError> {
     let first = frame.plan.first_output.get(node).copied().ok_or_else(|| internal("bad node"))?;
@@ -240,14 +250,20 @@ fn step(frame: &mut Frame<'_>) -> Result<Step, OpError> {
     while let Some(node) = func.nodes.get(frame.pc) {
         let i = frame.pc;
         match node {
-            Node::Const(t) => define(frame, i, vec![t.clone()])?,
+            Node::Const(t) => define_one(frame, i, t.clone())?,
             Node::Op { op, inputs } => {
                 let out = {
-                    let args: Vec<&Tensor> = inputs.iter().map(|&v| read(&frame.values, v)).collect::<Result<_, _>>()?;
-                    eval(op, &args)?
+                    let mut args: smallvec::SmallVec<[&Tensor; 4]> = smallvec::SmallVec::new();
+                    for &v in inputs.iter() {
+                        args.push(read(&frame.values, v)?);
+                    }
+                    match frame.plan.op_sigs.get(i).and_then(Option::as_ref) {
+                        Some((_, shape)) => crate::eval::eval_planned(op, &args, shape)?,
+                        None => eval(op, &args)?,
+                    }
                 };
                 free(frame, i);
-                define(frame, i, vec![out])?;
+                define_one(frame, i, out)?;
             }
             Node::Cond { pred, then_fn, else_fn, inputs } => {
                 let p = match read(&frame.values, *pred)?.to_scalar() {

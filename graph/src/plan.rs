@@ -2,7 +2,7 @@
 //! node's outputs are numbered, and which values die after which node, so the
 //! executor frees buffers as soon as nothing reads them any more.
 
-use crate::ir::{Function, Library};
+use crate::ir::{Function, Library, Node, Sig};
 
 #[derive(Debug)]
 pub(crate) struct Plan {
@@ -16,6 +16,9 @@ pub(crate) struct Plan {
     pub unused_params: Vec<usize>,
     /// Node outputs nothing reads (nor returns): never stored.
     pub dead: Vec<bool>,
+    /// The dtype and shape of each `Op` node's output, inferred once here
+    /// (validation proved them), so the executor does not infer per run.
+    pub op_sigs: Vec<Option<Sig>>,
 }
 
 impl Plan {
@@ -55,7 +58,8 @@ impl Plan {
                 None => dead[v] = true,
             }
         }
-        Plan { first_output, num_values, free_after, unused_params, dead }
+        let op_sigs = op_signatures(lib, f);
+        Plan { first_output, num_values, free_after, unused_params, dead, op_sigs }
     }
 }
 
@@ -92,4 +96,30 @@ mod tests {
         assert_eq!(plan.unused_params, vec![1]);
         assert_eq!(plan.dead, vec![false, false, false, false, true, false]);
     }
+}
+
+/// Every value's signature in order, then each `Op` node's (None when a
+/// signature cannot be inferred: the executor then infers at run time).
+fn op_signatures(lib: &Library, f: &Function) -> Vec<Option<Sig>> {
+    let mut values: Vec<Sig> = f.params.clone();
+    let mut out = Vec::with_capacity(f.nodes.len());
+    for node in &f.nodes {
+        let sigs: Option<Vec<Sig>> = match node {
+            Node::Const(t) => Some(vec![(t.dtype(), t.shape().to_vec())]),
+            Node::Op { op, inputs } => {
+                let ins: Option<Vec<Sig>> = inputs.iter().map(|v| values.get(v.0 as usize).cloned()).collect();
+                ins.and_then(|ins| crate::infer(op, &ins).ok()).map(|s| vec![s])
+            }
+            Node::Cond { then_fn: callee, .. } | Node::Call { callee, .. } => lib.get(*callee).map(|c| c.results.clone()),
+            Node::While { inputs, .. } => inputs.iter().map(|v| values.get(v.0 as usize).cloned()).collect(),
+        };
+        let Some(sigs) = sigs else {
+            // Unknown from here on: leave the rest to run-time inference.
+            out.resize(f.nodes.len(), None);
+            return out;
+        };
+        out.push(if matches!(node, Node::Op { .. }) { sigs.first().cloned() } else { None });
+        values.extend(sigs);
+    }
+    out
 }
