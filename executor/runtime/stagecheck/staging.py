@@ -251,6 +251,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
         start = _t.convert_to_tensor(iter_.start) if isinstance(iter_.start, Tensor) else _t.constant(iter_.start)
         limit, delta = iter_.limit, iter_.delta
         dt = start.dtype
+        python_delta = delta if type(delta) in (int, float) else None
         limit = limit if isinstance(limit, Tensor) else _t.constant(limit, dt)
         delta = delta if isinstance(delta, Tensor) else _t.constant(delta, dt)
         # The errors sc.range raises eagerly (bounds against delta's sign).
@@ -258,7 +259,11 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
 
         def test(extra):
             i = extra[0]
-            going = ((delta > 0) & (i < limit)) | ((delta < 0) & (i > limit))
+            if python_delta is not None:
+                # The sign is known now: one comparison per iteration.
+                going = (i < limit) if python_delta > 0 else (i > limit)
+            else:
+                going = ((delta > 0) & (i < limit)) | ((delta < 0) & (i > limit))
             return _and_tensor(going, more(None))
 
         def step(extra):
@@ -504,9 +509,14 @@ class Function:
         globals or closure cells, read now."""
         f = self.python_function
         found = []
-        if self._names is None:
-            self._names = sorted(_code_names(f.__code__, set()))
         g = f.__globals__
+        if self._names is None:
+            # The global names the code may read whose values can matter to
+            # a trace: tensors and Python scalars, or not bound yet. Modules,
+            # functions and classes are left out once (fast calls); one
+            # rebound later to a tensor is not seen (documented limit).
+            names = sorted(_code_names(f.__code__, set()))
+            self._names = [n for n in names if n not in g or isinstance(g[n], Tensor) or type(g[n]) in _SCALARS]
         for name in self._names:
             v = g.get(name)
             if isinstance(v, Tensor):
