@@ -153,10 +153,7 @@ mod tests {
     #[test]
     fn clamping_is_idempotent_and_in_range() {
         for v in [0u8, 1, 3, 4, 5, 7, 8, 200, 255] {
-            let mut c = Config::default();
-            c.max_depth = v;
-            c.max_stmts = v;
-            c.weight_loops = v;
+            let c = Config { max_depth: v, max_stmts: v, weight_loops: v, ..Config::default() };
             let k = c.clamped();
             assert!((1..=4).contains(&k.max_depth));
             assert!((1..=6).contains(&k.max_stmts));

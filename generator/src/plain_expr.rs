@@ -170,11 +170,10 @@ pub fn membership(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> 
 }
 
 fn fits(kind: &CallKind, w: Want) -> bool {
-    match (kind, w) {
-        (CallKind::Func | CallKind::Recursive | CallKind::Generator, Want::Int) => true,
-        (CallKind::Generator, Want::List) => true,
-        _ => false,
-    }
+    matches!(
+        (kind, w),
+        (CallKind::Func | CallKind::Recursive | CallKind::Generator, Want::Int) | (CallKind::Generator, Want::List)
+    )
 }
 
 pub fn can_call(g: &Gen, w: Want) -> bool {

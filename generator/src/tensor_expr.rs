@@ -240,7 +240,7 @@ fn shapes_with(n: u8, not: Shape) -> Vec<Shape> {
         v.push(Shape::Vec(n));
     }
     for r in 1..=4u8 {
-        if n % r == 0 && n / r <= 4 {
+        if n.is_multiple_of(r) && n / r <= 4 {
             v.push(Shape::Mat(r, n / r));
         }
     }
