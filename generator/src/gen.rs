@@ -29,8 +29,12 @@ pub struct Ctx {
     pub in_loop: bool,
     /// Inside a generator function (bare `return`, `yield`).
     pub in_generator: bool,
-    /// Inside a `finally` block: no break/continue/return (the converter refuses them).
+    /// Inside a `finally` block of this function: no `return` (the converter
+    /// refuses an exit leaving a `finally`, as it would cancel an exception).
     pub in_finally: bool,
+    /// In a `finally` block and not in a loop inside it: no break/continue
+    /// (a loop inside the `finally` may still be left by its own).
+    pub loop_exit_blocked: bool,
     /// Exceptions (bits of `EXCEPTIONS`) a `try` of this function catches here.
     pub catching: u8,
     /// Expressions around this point.

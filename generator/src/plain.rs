@@ -12,7 +12,7 @@
 
 use crate::gen::{Gen, EXCEPTIONS};
 use crate::plain_expr::{self as pe, bounded};
-use crate::scope::{CallKind, Callable};
+use crate::scope::{CallKind, Callable, Mark};
 use crate::table::Want;
 use crate::types::Ty;
 use arbitrary::{Result, Unstructured};
@@ -137,6 +137,7 @@ fn def(g: &mut Gen, u: &mut Unstructured, name: &str, arity: u32, kind: Body) ->
     }
     g.ctx.in_loop = false;
     g.ctx.in_finally = false;
+    g.ctx.loop_exit_blocked = false;
     g.ctx.catching = 0;
     g.ctx.expr_depth = 0;
     g.ctx.in_generator = kind == Body::Generator;
@@ -326,8 +327,10 @@ pub fn if_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     Ok(String::new())
 }
 
-/// The body of a loop: `_tick()`, `pre` lines, then a block, in a loop context.
-fn loop_body(g: &mut Gen, u: &mut Unstructured, pre: &[String]) -> Result<()> {
+/// The body of a loop: `_tick()`, `pre` lines, then a block, in a loop
+/// context; then maybe an `else` block, where the names bound since `targets`
+/// (the loop's targets: unbound if it never ran) are out of scope again.
+fn loop_body(g: &mut Gen, u: &mut Unstructured, pre: &[String], targets: Mark) -> Result<()> {
     g.w.indent();
     g.w.line("_tick()");
     for l in pre {
@@ -336,8 +339,10 @@ fn loop_body(g: &mut Gen, u: &mut Unstructured, pre: &[String]) -> Result<()> {
     g.w.dedent();
     let saved = g.ctx;
     g.ctx.in_loop = true;
+    g.ctx.loop_exit_blocked = false;
     g.block(u)?;
     g.ctx = saved;
+    g.scope.restore(targets);
     if g.chance(u, 1, 5)? {
         g.w.line("else:");
         g.block(u)?;
@@ -356,7 +361,8 @@ pub fn while_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> 
         format!("{n} < {bound}")
     };
     g.w.line(format!("while {test}:"));
-    loop_body(g, u, &[format!("{n} += 1")])?;
+    let mark = g.scope.mark();
+    loop_body(g, u, &[format!("{n} += 1")], mark)?;
     Ok(String::new())
 }
 
@@ -373,13 +379,12 @@ pub fn for_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
         g.w.line(format!("for {i} in {it}:"));
     }
     g.scope.bind(&i, Ty::Int, false);
-    loop_body(g, u, &[])?;
-    g.scope.restore(mark);
+    loop_body(g, u, &[], mark)?;
     Ok(String::new())
 }
 
 pub fn can_exit_loop(g: &Gen, w: Want) -> bool {
-    w == Want::Stmt && g.ctx.in_loop && !g.ctx.in_finally
+    w == Want::Stmt && g.ctx.in_loop && !g.ctx.loop_exit_blocked
 }
 
 pub fn break_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
@@ -450,6 +455,7 @@ pub fn try_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     if has_finally {
         g.w.line("finally:");
         g.ctx.in_finally = true;
+        g.ctx.loop_exit_blocked = true;
         g.block(u)?;
         g.ctx = saved;
     }

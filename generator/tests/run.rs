@@ -9,7 +9,10 @@ use stagecheck_generator::Family;
 use std::path::PathBuf;
 use std::process::Command;
 
-const PROGRAMS: u64 = 200;
+/// How many programs: 200, or `STAGECHECK_GEN_RUNS` for a longer soak.
+fn programs() -> u64 {
+    std::env::var("STAGECHECK_GEN_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
+}
 
 struct Run {
     code: Option<i32>,
@@ -35,7 +38,7 @@ fn run(path: &PathBuf, hash_seed: &str) -> Run {
 fn plain_programs_run_to_completion_deterministically() {
     let dir = std::env::temp_dir().join(format!("stagecheck-gen-run-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let seeds: Vec<u64> = (0..PROGRAMS).map(|i| 1_000 + i).collect();
+    let seeds: Vec<u64> = (0..programs()).map(|i| 1_000 + i).collect();
     let failures = std::sync::Mutex::new(Vec::new());
     let raised = std::sync::Mutex::new(std::collections::BTreeMap::<String, usize>::new());
     std::thread::scope(|s| {
@@ -69,9 +72,9 @@ fn plain_programs_run_to_completion_deterministically() {
         }
     });
     let failures = failures.into_inner().expect("lock");
-    println!("{PROGRAMS} programs run; exceptions reaching the top level: {:?}", raised.into_inner().expect("lock"));
+    println!("{} programs run; exceptions reaching the top level: {:?}", programs(), raised.into_inner().expect("lock"));
     if failures.is_empty() {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    assert!(failures.is_empty(), "{} of {PROGRAMS} failed:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), programs(), failures.join("\n\n"));
 }

@@ -9,7 +9,10 @@ mod common;
 use stagecheck_generator::Family;
 use std::process::Command;
 
-const PROGRAMS: u64 = 200;
+/// How many programs: 200, or `STAGECHECK_GEN_RUNS` for a longer soak.
+fn programs() -> u64 {
+    std::env::var("STAGECHECK_GEN_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
+}
 
 #[test]
 fn tensor_programs_are_well_typed_under_a_strict_mock_runtime() {
@@ -17,7 +20,7 @@ fn tensor_programs_are_well_typed_under_a_strict_mock_runtime() {
     let dir = std::env::temp_dir().join(format!("stagecheck-gen-tensor-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let failures = std::sync::Mutex::new(Vec::new());
-    let seeds: Vec<u64> = (0..PROGRAMS).map(|i| 50_000 + i).collect();
+    let seeds: Vec<u64> = (0..programs()).map(|i| 50_000 + i).collect();
     std::thread::scope(|s| {
         for chunk in seeds.chunks(seeds.len().div_ceil(2)) {
             let (dir, failures) = (&dir, &failures);
@@ -51,7 +54,7 @@ fn tensor_programs_are_well_typed_under_a_strict_mock_runtime() {
     if failures.is_empty() {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    assert!(failures.is_empty(), "{} of {PROGRAMS} failed:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), programs(), failures.join("\n\n"));
 }
 
 /// The mock is not vacuous: it refuses what the generator must never write.
