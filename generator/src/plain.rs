@@ -52,6 +52,7 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
         "        log.append(v)",
         "    return v",
         "",
+        "",
     ] {
         g.w.line(l);
     }

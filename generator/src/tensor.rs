@@ -27,11 +27,11 @@ use arbitrary::{Result, Unstructured};
 /// The whole program.
 pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
     g.w.line("import stagecheck as sc");
-    g.w.line("");
     let mut global_value = 0;
     if g.cfg.allow_hyperparams && g.chance(u, 1, 2)? {
         let name = g.fresh("s");
         global_value = u.int_in_range(1..=3)?;
+        g.w.line("");
         g.w.line(format!("{name} = {global_value}"));
         g.py_global = Some(name);
     }

@@ -22,6 +22,23 @@ fn coverage(family: Family) -> Vec<(&'static str, f64)> {
     v
 }
 
+/// The constructs the generator is asked to have, by name.
+const REQUIRED: &[&str] = &[
+    "if", "while", "for", "break", "continue", "return", "try_finally", "raise", "global", "nonlocal",
+    "closure_late_binding", "generator", "comprehension", "recursion", "and_or", "ternary", "chained_compare",
+    "augassign", "del", "unbound_read", "list_append", "subscript", "call", "side_effect_in_condition",
+    "staged_if", "staged_while", "staged_for_tensor", "staged_for_range", "python_hyperparam",
+    "nested_function_call", "loop_carried_tensors",
+];
+
+#[test]
+fn the_table_has_the_required_constructs() {
+    let all: Vec<_> = [Family::Plain, Family::Tensor].into_iter().flat_map(construct_names).collect();
+    for r in REQUIRED {
+        assert!(all.contains(r), "{r} is missing from the table");
+    }
+}
+
 #[test]
 fn every_construct_appears_in_at_least_one_percent_of_programs() {
     let mut low = Vec::new();
