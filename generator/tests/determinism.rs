@@ -31,9 +31,11 @@ fn constructs_are_distinct_and_sorted() {
     }
 }
 
+/// Runs under python3 (with the strict mock `stagecheck` of `tests/mock`).
 fn runs_cleanly(source: &str) {
     let out = Command::new("timeout")
         .args(["2", "python3", "-c", source])
+        .env("PYTHONPATH", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mock"))
         .output()
         .expect("python3 runs");
     assert!(out.status.success(), "{}\n{source}", String::from_utf8_lossy(&out.stderr));
@@ -50,6 +52,7 @@ fn empty_and_zero_input_give_valid_programs() {
             assert!(tensor.source.contains("@sc.function"), "{}", tensor.source);
             assert_eq!(common::parse_all(&[plain.source.clone(), tensor.source.clone()]), vec![]);
             runs_cleanly(&plain.source);
+            runs_cleanly(&tensor.source);
         }
     }
 }
