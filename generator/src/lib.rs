@@ -1,3 +1,72 @@
-//! stagecheck-generator: bytes -> always-valid, terminating Python programs
-//! (wasm-smith style, with an `Arbitrary` Config for swarm testing). The
-//! generator itself is issue 5; this crate holds its place in the workspace.
+//! stagecheck-generator: bytes → valid, terminating Python programs, in the
+//! style of wasm-smith. `generate(u, config, family)` reads its choices from an
+//! `arbitrary::Unstructured` and never fails for lack of bytes: when they run
+//! out every choice is the first (simplest), which still makes a small valid
+//! program. A `Config` (itself `Arbitrary`) says which constructs a program
+//! may use and how often (swarm testing).
+//!
+//! Two families:
+//! - `Family::Plain`: module state, functions (nested, closures,
+//!   generators, recursion), loops with break/continue/return, try/finally,
+//!   raise, global/nonlocal, unbound locals read on purpose, side effects in
+//!   conditions; for AutoGraph-style conversion. Bounded by construction and
+//!   by a fuel counter (`OutOfFuel`).
+//! - `Family::Tensor`: `@sc.function` entry points over small tensors with
+//!   staged if/while/for that follow the staging rules by construction.
+//!
+//! Every construct is a row of one table (`table::TABLE`); a program reports
+//! the rows it used (`Program::constructs`).
+//!
+//! Files: `config.rs` (Config), `table.rs` (the table), `gen.rs` (the state
+//! and the recursion through the table), `plain.rs`/`plain_expr.rs` and
+//! `tensor.rs`/`tensor_expr.rs` (the builders), `scope.rs` (what is bound
+//! where), `types.rs`, `names.rs`, `emit.rs` (indentation).
+
+mod config;
+mod emit;
+mod gen;
+mod names;
+mod plain;
+mod plain_expr;
+mod scope;
+mod table;
+mod tensor;
+mod tensor_expr;
+mod types;
+
+pub use config::{Config, MAX_WEIGHT};
+pub use plain::FUEL;
+pub use table::{names as construct_names, Construct, TABLE};
+
+use serde::{Deserialize, Serialize};
+
+/// Which kind of program to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, arbitrary::Arbitrary)]
+pub enum Family {
+    /// Plain Python for AutoGraph-style conversion.
+    Plain,
+    /// Tensor code under `import stagecheck as sc`, staged by `@sc.function`.
+    Tensor,
+}
+
+/// A generated program.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Program {
+    /// The Python source (3.11 syntax), ending in a newline.
+    pub source: String,
+    /// The names of the table rows it used: distinct, sorted.
+    pub constructs: Vec<&'static str>,
+    pub family: Family,
+}
+
+/// Generates a program of `family` under `config` (clamped first) from `u`.
+/// Deterministic in the bytes and the config; never fails for lack of bytes.
+pub fn generate(u: &mut arbitrary::Unstructured, config: &Config, family: Family) -> arbitrary::Result<Program> {
+    let cfg = config.clamped();
+    let mut g = gen::Gen::new(&cfg, family);
+    match family {
+        Family::Plain => plain::program(&mut g, u)?,
+        Family::Tensor => tensor::program(&mut g, u)?,
+    }
+    Ok(Program { source: g.w.finish(), constructs: g.used.iter().copied().collect(), family })
+}

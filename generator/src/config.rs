@@ -1,0 +1,165 @@
+//! `Config`: what one program may contain (swarm testing).
+//!
+//! Each program draws its own `Config` (it derives `Arbitrary`), so most
+//! programs leave some constructs out and weigh the rest differently: a bug
+//! that needs, say, many `continue`s and no `try` is found far sooner than
+//! with one fixed mix. `generate` clamps the config first (`clamped`), so any
+//! value is usable, including all-zero bytes (everything off, depth 1).
+
+use arbitrary::Arbitrary;
+use serde::{Deserialize, Serialize};
+
+/// Which constructs a program may use, how deep and how many, and how often.
+/// Weights are groups of the construct table (`table.rs` says which group each
+/// construct takes its weight from); a weight of 0 turns its group off, but the
+/// simplest statements and expressions keep a weight of at least 1.
+#[derive(Arbitrary, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    /// `while` loops (plain family).
+    pub allow_while: bool,
+    /// `for` loops (plain family).
+    pub allow_for: bool,
+    /// `break` (both families; staged `break` in the tensor family).
+    pub allow_break: bool,
+    /// `continue` (both families).
+    pub allow_continue: bool,
+    /// `return` inside loops, not only at the function's end or in an `if`.
+    pub allow_return_in_loop: bool,
+    /// `try`/`except`/`else`/`finally`.
+    pub allow_try: bool,
+    /// Writes through `global` and `nonlocal` declarations.
+    pub allow_global_nonlocal: bool,
+    /// Nested functions, closures (late binding included).
+    pub allow_closures: bool,
+    /// Generator functions (`yield`, `yield from`) consumed by `list`/`sum`.
+    pub allow_generators: bool,
+    /// List, set and dict comprehensions and generator expressions.
+    pub allow_comprehensions: bool,
+    /// Recursive functions, bounded by a depth argument and by fuel.
+    pub allow_recursion: bool,
+    /// `raise` of built-in and user exceptions.
+    pub allow_raise: bool,
+    /// Paths leaving a local unbound, then a read of it under `except NameError`.
+    pub allow_unbound_paths: bool,
+    /// Calls with side effects (`note(x)` appends to a log) in conditions and operands.
+    pub allow_side_effects: bool,
+    /// `del` of names and list items.
+    pub allow_del: bool,
+    /// Staged `while`/`for` loops (tensor family).
+    pub allow_staged_loops: bool,
+    /// Staged functions calling other staged functions (tensor family).
+    pub allow_nested_calls: bool,
+    /// Python hyper-parameters and Python globals read by staged functions (tensor family).
+    pub allow_hyperparams: bool,
+    /// Nesting of compound statements: 1..=4 after clamping.
+    pub max_depth: u8,
+    /// Statements per block: 1..=6 after clamping.
+    pub max_stmts: u8,
+    /// Top-level functions (entry points in the tensor family): 1..=4 (tensor: 1..=3).
+    pub max_functions: u8,
+    /// Nesting of compound expressions: 1..=3 after clamping.
+    pub max_expr_depth: u8,
+    /// Assignments, prints, literals, names (never below 1).
+    pub weight_simple: u8,
+    /// `if`, ternaries, `and`/`or`, comparisons, `break`/`continue`/`return`.
+    pub weight_control: u8,
+    /// Loops (both families).
+    pub weight_loops: u8,
+    /// `try`, `raise`, `del`, unbound reads.
+    pub weight_exceptions: u8,
+    /// `global`, `nonlocal`, closures.
+    pub weight_scoping: u8,
+    /// Calls, recursion, generators, side effects, nested staged calls.
+    pub weight_calls: u8,
+    /// Arithmetic, subscripts, comprehensions; tensor ops.
+    pub weight_exprs: u8,
+}
+
+/// The largest weight after clamping.
+pub const MAX_WEIGHT: u8 = 7;
+
+impl Default for Config {
+    /// Everything enabled, middling sizes, equal weights.
+    fn default() -> Self {
+        Config {
+            allow_while: true,
+            allow_for: true,
+            allow_break: true,
+            allow_continue: true,
+            allow_return_in_loop: true,
+            allow_try: true,
+            allow_global_nonlocal: true,
+            allow_closures: true,
+            allow_generators: true,
+            allow_comprehensions: true,
+            allow_recursion: true,
+            allow_raise: true,
+            allow_unbound_paths: true,
+            allow_side_effects: true,
+            allow_del: true,
+            allow_staged_loops: true,
+            allow_nested_calls: true,
+            allow_hyperparams: true,
+            max_depth: 3,
+            max_stmts: 4,
+            max_functions: 3,
+            max_expr_depth: 2,
+            weight_simple: 4,
+            weight_control: 4,
+            weight_loops: 4,
+            weight_exceptions: 4,
+            weight_scoping: 4,
+            weight_calls: 4,
+            weight_exprs: 4,
+        }
+    }
+}
+
+impl Config {
+    /// The config with every number brought into its range (`generate` uses
+    /// this, so callers may pass any `Config`). Idempotent.
+    pub fn clamped(&self) -> Config {
+        fn range(v: u8, lo: u8, hi: u8) -> u8 {
+            if (lo..=hi).contains(&v) {
+                v
+            } else {
+                lo + v % (hi - lo + 1)
+            }
+        }
+        let mut c = self.clone();
+        c.max_depth = range(c.max_depth, 1, 4);
+        c.max_stmts = range(c.max_stmts, 1, 6);
+        c.max_functions = range(c.max_functions, 1, 4);
+        c.max_expr_depth = range(c.max_expr_depth, 1, 3);
+        for w in [
+            &mut c.weight_simple,
+            &mut c.weight_control,
+            &mut c.weight_loops,
+            &mut c.weight_exceptions,
+            &mut c.weight_scoping,
+            &mut c.weight_calls,
+            &mut c.weight_exprs,
+        ] {
+            *w = range(*w, 0, MAX_WEIGHT);
+        }
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clamping_is_idempotent_and_in_range() {
+        for v in [0u8, 1, 3, 4, 5, 7, 8, 200, 255] {
+            let c = Config { max_depth: v, max_stmts: v, weight_loops: v, ..Config::default() };
+            let k = c.clamped();
+            assert!((1..=4).contains(&k.max_depth));
+            assert!((1..=6).contains(&k.max_stmts));
+            assert!(k.weight_loops <= MAX_WEIGHT);
+            assert_eq!(k.clamped(), k);
+        }
+        assert_eq!(Config::default().clamped(), Config::default());
+    }
+}

@@ -1,0 +1,191 @@
+//! The one table of constructs. Each row: a stable name (reported in
+//! `Program::constructs`, counted by the coverage test), its family, whether
+//! it can go here (`can`: context and wanted type), its weight under a
+//! `Config` (its swarm switch and weight group), and how to build it.
+//!
+//! Statements write their lines and return an empty string; expressions
+//! return their text, always an atom (a name, a literal, a call or a
+//! parenthesised expression), so builders never think about precedence.
+//!
+//! Rows are ordered simplest first: when the input bytes run out,
+//! `Unstructured` yields zeros, which pick the first row that fits (an
+//! assignment of a literal, a literal, a comparison of literals), so every
+//! byte string gives a small valid program.
+
+use crate::config::Config;
+use crate::gen::Gen;
+use crate::types::TTy;
+use crate::{plain, plain_expr, tensor, tensor_expr, Family};
+use arbitrary::{Result, Unstructured};
+
+/// What the generator wants at this point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Want {
+    /// A statement (written, not returned).
+    Stmt,
+    /// A Python int expression (bools included).
+    Int,
+    /// A Python list-of-ints expression.
+    List,
+    /// A Python condition.
+    Cond,
+    /// A tensor expression of this type.
+    Tensor(TTy),
+    /// A scalar bool tensor: the test of a staged `if`/`while`.
+    TCond,
+}
+
+type CanFn = fn(&Gen, Want) -> bool;
+type WeightFn = fn(&Config) -> u32;
+type BuildFn = fn(&mut Gen, &mut Unstructured, Want) -> Result<String>;
+
+/// One row of the table.
+pub struct Construct {
+    pub name: &'static str,
+    pub family: Family,
+    pub(crate) can: CanFn,
+    pub(crate) weight: WeightFn,
+    pub(crate) build: BuildFn,
+}
+
+fn gate(on: bool, w: u8) -> u32 {
+    if on {
+        w as u32
+    } else {
+        0
+    }
+}
+
+fn simple(c: &Config) -> u32 {
+    1 + c.weight_simple as u32
+}
+
+const fn row(name: &'static str, family: Family, can: CanFn, weight: WeightFn, build: BuildFn) -> Construct {
+    Construct { name, family, can, weight, build }
+}
+
+use Family::{Plain as P, Tensor as T};
+
+/// Every construct of both families.
+pub static TABLE: &[Construct] = &[
+    // ---- plain family: statements -------------------------------------
+    row("assign", P, plain::can_assign, simple, plain::assign),
+    row("print", P, |_, w| w == Want::Stmt, simple, plain::print),
+    row("augassign", P, plain::can_augassign, simple, plain::augassign),
+    row("list_append", P, plain::can_list_append, |c| c.weight_exprs as u32, plain::list_append),
+    row("expr_stmt", P, |g, w| w == Want::Stmt && plain::has_calls(g), |c| c.weight_calls as u32, plain::expr_stmt),
+    row("if", P, |g, w| w == Want::Stmt && g.can_nest_stmt(), |c| c.weight_control as u32, plain::if_stmt),
+    row("while", P, |g, w| w == Want::Stmt && g.can_nest_stmt(), |c| gate(c.allow_while, c.weight_loops), plain::while_stmt),
+    row("for", P, |g, w| w == Want::Stmt && g.can_nest_stmt(), |c| gate(c.allow_for, c.weight_loops), plain::for_stmt),
+    row("break", P, plain::can_exit_loop, |c| gate(c.allow_break, c.weight_control), plain::break_stmt),
+    row("continue", P, plain::can_exit_loop, |c| gate(c.allow_continue, c.weight_control), plain::continue_stmt),
+    row("return", P, plain::can_return, |c| c.weight_control as u32, plain::return_stmt),
+    row("try_finally", P, |g, w| w == Want::Stmt && g.can_nest_stmt(), |c| gate(c.allow_try, c.weight_exceptions), plain::try_stmt),
+    row("raise", P, plain::can_raise, |c| gate(c.allow_raise, c.weight_exceptions), plain::raise_stmt),
+    row("del", P, |g, w| w == Want::Stmt && g.can_nest_stmt(), |c| gate(c.allow_del, c.weight_exceptions), plain::del_stmt),
+    row("unbound_read", P, |g, w| w == Want::Stmt && g.can_nest_stmt(), |c| gate(c.allow_unbound_paths, c.weight_exceptions), plain::unbound_read),
+    row("global", P, plain::can_global, |c| gate(c.allow_global_nonlocal, c.weight_scoping), plain::global_stmt),
+    row("nonlocal", P, plain::can_nonlocal, |c| gate(c.allow_global_nonlocal, 1 + c.weight_scoping), plain::nonlocal_stmt),
+    row("closure", P, plain::can_def, |c| gate(c.allow_closures, c.weight_scoping), plain::closure),
+    row("closure_late_binding", P, plain::can_def, |c| gate(c.allow_closures, c.weight_scoping), plain::late_binding),
+    row("generator", P, plain::can_def, |c| gate(c.allow_generators, c.weight_calls), plain::generator),
+    row("yield", P, plain::can_yield, |c| 1 + c.weight_calls as u32, plain::yield_stmt),
+    row("recursion", P, plain::can_def, |c| gate(c.allow_recursion, c.weight_calls), plain::recursion),
+    // ---- plain family: expressions ------------------------------------
+    row("literal", P, |_, w| w == Want::Int, simple, plain_expr::literal),
+    row("name", P, plain_expr::can_name, |c| 2 * simple(c), plain_expr::name),
+    row("list_literal", P, |_, w| w == Want::List, simple, plain_expr::list_literal),
+    row("compare", P, |_, w| w == Want::Cond, simple, plain_expr::compare),
+    row("arith", P, plain_expr::can_arith, |c| c.weight_exprs as u32, plain_expr::arith),
+    row("unary", P, |g, w| w == Want::Int && g.can_nest_expr(), |c| c.weight_exprs as u32, plain_expr::unary),
+    row("and_or", P, plain_expr::can_and_or, |c| c.weight_control as u32, plain_expr::and_or),
+    row("not", P, |g, w| w == Want::Cond && g.can_nest_expr(), |c| c.weight_control as u32, plain_expr::not),
+    row("ternary", P, plain_expr::can_ternary, |c| c.weight_control as u32, plain_expr::ternary),
+    row("chained_compare", P, |g, w| w == Want::Cond && g.can_nest_expr(), |c| c.weight_control as u32, plain_expr::chained_compare),
+    row("membership", P, plain_expr::can_membership, |c| c.weight_exprs as u32, plain_expr::membership),
+    row("call", P, plain_expr::can_call, |c| 2 * c.weight_calls as u32, plain_expr::call),
+    row("side_effect_in_condition", P, |g, w| w == Want::Cond && g.can_nest_expr(), |c| gate(c.allow_side_effects, c.weight_calls), plain_expr::side_effect_in_condition),
+    row("side_effect_operand", P, |g, w| w == Want::Int && g.can_nest_expr(), |c| gate(c.allow_side_effects, c.weight_calls), plain_expr::side_effect_operand),
+    row("subscript", P, plain_expr::can_subscript, |c| c.weight_exprs as u32, plain_expr::subscript),
+    row("len", P, plain_expr::can_len, |c| c.weight_exprs as u32, plain_expr::len),
+    row("comprehension", P, plain_expr::can_comprehension, |c| gate(c.allow_comprehensions, c.weight_exprs), plain_expr::comprehension),
+    // ---- tensor family: statements ------------------------------------
+    row("tensor_assign", T, tensor::can_assign, simple, tensor::assign),
+    row("staged_if", T, tensor::can_compound, |c| 1 + c.weight_control as u32, tensor::staged_if),
+    row("staged_while", T, tensor::can_compound, |c| gate(c.allow_staged_loops, c.weight_loops), tensor::staged_while),
+    row("staged_for_tensor", T, tensor::can_for_tensor, |c| gate(c.allow_staged_loops, c.weight_loops), tensor::staged_for_tensor),
+    row("staged_for_range", T, tensor::can_compound, |c| gate(c.allow_staged_loops, c.weight_loops), tensor::staged_for_range),
+    row("loop_carried_tensors", T, tensor::can_compound, |c| gate(c.allow_staged_loops, c.weight_loops), tensor::loop_carried),
+    row("staged_break", T, tensor::can_exit, |c| gate(c.allow_break, 1 + c.weight_control), tensor::staged_break),
+    row("staged_continue", T, tensor::can_exit, |c| gate(c.allow_continue, 1 + c.weight_control), tensor::staged_continue),
+    row("python_hyperparam", T, tensor::can_python_hyper, |c| gate(c.allow_hyperparams, 1 + c.weight_control), tensor::python_hyper),
+    // ---- tensor family: expressions -----------------------------------
+    row("tensor_literal", T, |_, w| matches!(w, Want::Tensor(_)), simple, tensor_expr::literal),
+    row("tensor_name", T, tensor_expr::can_name, |c| 3 * simple(c), tensor_expr::name),
+    row("tensor_compare", T, |_, w| w == Want::TCond, simple, tensor_expr::compare),
+    row("fill", T, tensor_expr::can_fill, |c| c.weight_exprs as u32, tensor_expr::fill),
+    row("elementwise", T, tensor_expr::can_nested, |c| 1 + 2 * c.weight_exprs as u32, tensor_expr::elementwise),
+    row("unary_math", T, tensor_expr::can_nested, |c| c.weight_exprs as u32, tensor_expr::unary_math),
+    row("maximum_minimum", T, tensor_expr::can_nested, |c| c.weight_exprs as u32, tensor_expr::maximum_minimum),
+    row("reduction", T, tensor_expr::can_reduction, |c| c.weight_exprs as u32, tensor_expr::reduction),
+    row("matmul", T, tensor_expr::can_matmul, |c| c.weight_exprs as u32, tensor_expr::matmul),
+    row("transpose", T, tensor_expr::can_matmul, |c| c.weight_exprs as u32, tensor_expr::transpose),
+    row("reshape", T, tensor_expr::can_reshape, |c| c.weight_exprs as u32, tensor_expr::reshape),
+    row("cast", T, tensor_expr::can_nested, |c| c.weight_exprs as u32, tensor_expr::cast),
+    row("where", T, tensor_expr::can_nested, |c| c.weight_exprs as u32, tensor_expr::where_),
+    row("indexing", T, tensor_expr::can_indexing, |c| c.weight_exprs as u32, tensor_expr::indexing),
+    row("concat_stack", T, tensor_expr::can_concat_stack, |c| c.weight_exprs as u32, tensor_expr::concat_stack),
+    row("argmax", T, tensor_expr::can_argmax, |c| c.weight_exprs as u32, tensor_expr::argmax),
+    row("nested_function_call", T, tensor_expr::can_call, |c| gate(c.allow_nested_calls, 2 + 2 * c.weight_calls), tensor_expr::call),
+    row("staged_ternary", T, tensor_expr::can_nested, |c| c.weight_control as u32, tensor_expr::ternary),
+    row("hyper_operand", T, tensor_expr::can_hyper_operand, |c| gate(c.allow_hyperparams, 1 + c.weight_calls), tensor_expr::hyper_operand),
+    row("python_global_read", T, tensor_expr::can_global_read, |c| gate(c.allow_hyperparams, 1 + c.weight_calls), tensor_expr::global_read),
+    row("staged_and_or", T, tensor_expr::can_cond_nested, |c| c.weight_control as u32, tensor_expr::and_or),
+    row("staged_chained_compare", T, tensor_expr::can_cond_nested, |c| c.weight_control as u32, tensor_expr::chained_compare),
+    row("bool_ops", T, tensor_expr::can_cond_nested, |c| c.weight_control as u32, tensor_expr::bool_ops),
+    row("staged_not", T, tensor_expr::can_not, |c| c.weight_control as u32, tensor_expr::not),
+];
+
+/// The names of one family's constructs, in table order.
+pub fn names(family: Family) -> Vec<&'static str> {
+    TABLE.iter().filter(|c| c.family == family).map(|c| c.name).collect()
+}
+
+/// Picks a row that fits `want` here, weighted; records its name and builds it.
+pub(crate) fn build(g: &mut Gen, u: &mut Unstructured, want: Want) -> Result<String> {
+    let mut total = 0u32;
+    let mut rows: Vec<(&'static Construct, u32)> = Vec::new();
+    for c in TABLE {
+        if c.family != g.family || !(c.can)(g, want) {
+            continue;
+        }
+        let w = (c.weight)(g.cfg);
+        if w > 0 {
+            total += w;
+            rows.push((c, w));
+        }
+    }
+    assert!(total > 0, "no construct fits {want:?}: a leaf row must always fit");
+    let mut x = u.int_in_range(0..=total - 1)?;
+    for (c, w) in rows {
+        if x < w {
+            g.used.insert(c.name);
+            return (c.build)(g, u, want);
+        }
+        x -= w;
+    }
+    unreachable!("x < total")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn names_are_distinct() {
+        let all: Vec<_> = TABLE.iter().map(|c| c.name).collect();
+        let set: BTreeSet<_> = all.iter().collect();
+        assert_eq!(all.len(), set.len());
+    }
+}

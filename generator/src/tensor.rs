@@ -1,0 +1,379 @@
+//! Tensor family: `import stagecheck as sc`, staged helpers and entry points
+//! (`@sc.function`), top-level calls on a few inputs with prints.
+//!
+//! Stageable by construction:
+//! - only tensors are assigned inside staged control flow, each variable
+//!   always with its own dtype and shape (so loop variables keep theirs, and
+//!   both branches of a staged `if` leave the same signature); a variable new
+//!   in a block is read only inside it, except one bound at the end of *both*
+//!   branches of a staged `if`;
+//! - no `print`, no list mutation, no `return` except the function's last
+//!   statement, no `not` except at the top of a test;
+//! - Python control flow only on Python hyper-parameters (`k`), never changed;
+//! - staged `while` loops run on an int32 counter bumped first thing in the
+//!   body towards a bound of at most 5 (a literal, a hyper-parameter, or `% 5`
+//!   of a tensor), staged `for` loops over a tensor's first axis or `sc.range`
+//!   of such a bound: they terminate. Fuel is not used in this family: a
+//!   Python counter in a staged function would run once per trace, not per
+//!   call, and differ between modes.
+
+use crate::gen::Gen;
+use crate::scope::{CallKind, Callable};
+use crate::table::Want;
+use crate::tensor_expr::{self as te, random_tty, tcond, tensor, wrap};
+use crate::types::{DType, Shape, TTy, Ty};
+use arbitrary::{Result, Unstructured};
+
+/// The whole program.
+pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
+    g.w.line("import stagecheck as sc");
+    let mut global_value = 0;
+    if g.cfg.allow_hyperparams && g.chance(u, 1, 2)? {
+        let name = g.fresh("s");
+        global_value = u.int_in_range(1..=3)?;
+        g.w.line("");
+        g.w.line(format!("{name} = {global_value}"));
+        g.py_global = Some(name);
+    }
+    let n_helpers = if g.cfg.allow_nested_calls { u.int_in_range(0..=2)? } else { 0 };
+    let n_entries = u.int_in_range(1..=g.cfg.max_functions.min(3))?;
+    let mut entries = Vec::new();
+    for i in 0..n_helpers + n_entries {
+        let name = g.fresh("x");
+        let n_params = u.int_in_range(1..=3)?;
+        let mut params = Vec::new();
+        for _ in 0..n_params {
+            params.push(random_tty(u)?);
+        }
+        let hyper = g.cfg.allow_hyperparams && g.chance(u, 1, 2)?;
+        let result = if g.chance(u, 1, 2)? { params[0] } else { random_tty(u)? };
+        let pair = i >= n_helpers && g.chance(u, 1, 4)?;
+        staged_fn(g, u, &name, &params, hyper, result, pair)?;
+        let c = Callable { name, arity: params.len() + hyper as usize, kind: CallKind::Staged { params, hyper, result } };
+        if i < n_helpers {
+            g.scope.add_callable(c);
+        } else {
+            entries.push((c, pair));
+        }
+    }
+    g.w.line("");
+    g.w.line("");
+    for (c, pair) in &entries {
+        let CallKind::Staged { params, hyper, .. } = &c.kind else { unreachable!("staged") };
+        for round in 0..u.int_in_range(1..=3)? {
+            if round > 0 && g.py_global.is_some() && g.chance(u, 1, 3)? {
+                global_value += 1;
+                g.w.line(format!("{} = {global_value}", g.py_global.clone().expect("checked")));
+            }
+            let mut args = Vec::new();
+            for p in params {
+                args.push(te::constant(u, *p)?);
+            }
+            if *hyper {
+                args.push(u.int_in_range(0..=3)?.to_string());
+            }
+            let call = format!("{}({})", c.name, args.join(", "));
+            if !pair && g.chance(u, 1, 2)? {
+                g.w.line(format!("print({call}.numpy())"));
+            } else {
+                g.w.line(format!("print({call})"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `@sc.function def name(params[, k]):` with a generated body ending in
+/// `return` of `result` (and of a second tensor when `pair`).
+fn staged_fn(g: &mut Gen, u: &mut Unstructured, name: &str, params: &[TTy], hyper: bool, result: TTy, pair: bool) -> Result<()> {
+    let outer = g.w.take();
+    g.scope.push_frame();
+    let mut names = Vec::new();
+    for p in params {
+        let n = g.fresh("t");
+        g.scope.bind(&n, Ty::Tensor(*p), false);
+        names.push(n);
+    }
+    if hyper {
+        let k = g.fresh("k");
+        g.scope.bind(&k, Ty::Hyper, true);
+        names.push(k);
+    }
+    let saved = g.ctx;
+    g.ctx.in_staged_fn = true;
+    let n = u.int_in_range(1..=g.cfg.max_stmts)?;
+    for _ in 0..n {
+        if g.budget == 0 {
+            break;
+        }
+        g.stmt(u)?;
+    }
+    let r = tensor(g, u, result)?;
+    if pair {
+        let second = g.scope.current().vars.iter().rev().find(|v| matches!(v.ty, Ty::Tensor(_))).map(|v| v.name.clone());
+        g.w.line(format!("return {r}, {}", second.expect("a tensor parameter")));
+    } else {
+        g.w.line(format!("return {r}"));
+    }
+    g.ctx = saved;
+    g.scope.pop_frame();
+    let body = std::mem::replace(&mut g.w, outer);
+    g.w.line("");
+    g.w.line("");
+    g.w.line("@sc.function");
+    g.w.line(format!("def {name}({}):", names.join(", ")));
+    g.w.indent();
+    g.w.append(body);
+    g.w.dedent();
+    Ok(())
+}
+
+pub fn can_assign(g: &Gen, w: Want) -> bool {
+    w == Want::Stmt && g.ctx.in_staged_fn
+}
+
+fn writable(g: &Gen) -> Vec<(String, TTy)> {
+    g.scope
+        .frames
+        .last()
+        .expect("a frame")
+        .vars
+        .iter()
+        .filter_map(|v| match v.ty {
+            Ty::Tensor(t) if !v.readonly => Some((v.name.clone(), t)),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn assign(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let targets = writable(g);
+    if !targets.is_empty() && g.chance(u, 2, 3)? {
+        let (t, ty) = g.pick(u, &targets)?.clone();
+        let e = wrap(tensor(g, u, ty)?, ty);
+        g.w.line(format!("{t} = {e}"));
+    } else {
+        let ty = random_tty(u)?;
+        let e = wrap(tensor(g, u, ty)?, ty);
+        let t = g.fresh("t");
+        g.w.line(format!("{t} = {e}"));
+        g.scope.bind(&t, Ty::Tensor(ty), false);
+    }
+    Ok(String::new())
+}
+
+pub fn can_compound(g: &Gen, w: Want) -> bool {
+    w == Want::Stmt && g.ctx.in_staged_fn && g.can_nest_stmt()
+}
+
+/// A test (`if`/`while`), where `not` may go at the top.
+fn test(g: &mut Gen, u: &mut Unstructured) -> Result<String> {
+    let saved = g.ctx;
+    g.ctx.test_top = true;
+    let c = tcond(g, u);
+    g.ctx = saved;
+    c
+}
+
+/// A block inside staged control flow.
+fn staged_block(g: &mut Gen, u: &mut Unstructured, in_loop: bool) -> Result<()> {
+    let saved = g.ctx;
+    g.ctx.staged = true;
+    if in_loop {
+        g.ctx.staged_loop = true;
+    }
+    g.block(u)?;
+    g.ctx = saved;
+    Ok(())
+}
+
+pub fn staged_if(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let c = test(g, u)?;
+    // Sometimes a new variable bound at the end of both branches: live after.
+    let both = if g.chance(u, 1, 3)? { Some((g.fresh("t"), random_tty(u)?)) } else { None };
+    let branch = |g: &mut Gen, u: &mut Unstructured| -> Result<()> {
+        staged_block(g, u, false)?;
+        if let Some((v, ty)) = &both {
+            g.w.indent();
+            let e = wrap(tensor(g, u, *ty)?, *ty);
+            g.w.line(format!("{v} = {e}"));
+            g.w.dedent();
+        }
+        Ok(())
+    };
+    g.w.line(format!("if {c}:"));
+    branch(g, u)?;
+    if both.is_some() || g.chance(u, 1, 2)? {
+        g.w.line("else:");
+        branch(g, u)?;
+    }
+    if let Some((v, ty)) = both {
+        g.scope.bind(&v, Ty::Tensor(ty), false);
+    }
+    Ok(String::new())
+}
+
+/// A bound for a staged loop: at most 5, maybe a tensor.
+fn bound(g: &mut Gen, u: &mut Unstructured) -> Result<String> {
+    let hypers: Vec<String> = g.scope.readable(Ty::Hyper).iter().map(|v| v.name.clone()).collect();
+    Ok(match u.int_in_range(0..=3)? {
+        1 if !hypers.is_empty() => g.pick(u, &hypers)?.clone(),
+        2 | 3 if g.can_nest_expr() => {
+            let e = tensor(g, u, TTy::new(DType::I32, Shape::Scalar))?;
+            format!("{e} % 5")
+        }
+        _ => u.int_in_range(0..=4)?.to_string(),
+    })
+}
+
+/// `n = sc.constant(0)`, `while n < bound [and test]:`, `n = n + 1` first in
+/// the body; the counter is read-only for the rest.
+fn counted_while(g: &mut Gen, u: &mut Unstructured, extra_test: bool) -> Result<()> {
+    let n = g.fresh("n");
+    g.w.line(format!("{n} = sc.constant(0)"));
+    g.scope.bind(&n, Ty::Tensor(TTy::new(DType::I32, Shape::Scalar)), true);
+    let b = bound(g, u)?;
+    // Not `test`: a `not` under this `and` would be a value, not a test.
+    let t = if extra_test { format!("{n} < {b} and {}", tcond(g, u)?) } else { format!("{n} < {b}") };
+    g.w.line(format!("while {t}:"));
+    g.w.line(format!("    {n} = {n} + 1"));
+    Ok(())
+}
+
+pub fn staged_while(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let extra = g.chance(u, 1, 3)?;
+    counted_while(g, u, extra)?;
+    staged_block(g, u, true)?;
+    Ok(String::new())
+}
+
+/// Tensors with a first axis (vectors, matrices) readable here.
+fn iterables(g: &Gen) -> Vec<(String, TTy)> {
+    g.scope
+        .frames
+        .iter()
+        .flat_map(|f| f.vars.iter())
+        .filter_map(|v| match v.ty {
+            Ty::Tensor(t) if t.shape != Shape::Scalar => Some((v.name.clone(), t)),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn can_for_tensor(g: &Gen, w: Want) -> bool {
+    can_compound(g, w)
+}
+
+pub fn staged_for_tensor(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let vars = iterables(g);
+    let (it, ty) = if !vars.is_empty() && g.chance(u, 2, 3)? {
+        g.pick(u, &vars)?.clone()
+    } else {
+        let ty = TTy::new(if g.chance(u, 1, 3)? { DType::F32 } else { DType::I32 }, Shape::Vec(u.int_in_range(1..=4)?));
+        (tensor(g, u, ty)?, ty)
+    };
+    let item = match ty.shape {
+        Shape::Vec(_) => Shape::Scalar,
+        Shape::Mat(_, c) => Shape::Vec(c),
+        Shape::Scalar => unreachable!("iterables"),
+    };
+    let i = g.fresh("i");
+    g.w.line(format!("for {i} in {it}:"));
+    let mark = g.scope.mark();
+    g.scope.bind(&i, Ty::Tensor(TTy::new(ty.dtype, item)), true);
+    staged_block(g, u, true)?;
+    g.scope.restore(mark);
+    Ok(String::new())
+}
+
+pub fn staged_for_range(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let b = bound(g, u)?;
+    let i = g.fresh("i");
+    g.w.line(format!("for {i} in sc.range({b}):"));
+    let mark = g.scope.mark();
+    g.scope.bind(&i, Ty::Tensor(TTy::new(DType::I32, Shape::Scalar)), true);
+    staged_block(g, u, true)?;
+    g.scope.restore(mark);
+    Ok(String::new())
+}
+
+/// Two or three tensors of one type updated together each iteration
+/// (`a, b = b, a + b`), then more of the body.
+pub fn loop_carried(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let ty = random_tty(u)?;
+    let n_vars = u.int_in_range(2..=3)?;
+    let mut vars = Vec::new();
+    for _ in 0..n_vars {
+        let v = g.fresh("t");
+        let e = wrap(tensor(g, u, ty)?, ty);
+        g.w.line(format!("{v} = {e}"));
+        vars.push(v);
+    }
+    counted_while(g, u, false)?;
+    g.w.indent();
+    let mut rotated: Vec<String> = vars[1..].to_vec();
+    let op = g.pick(u, &["+", "-", "*"])?;
+    rotated.push(wrap(format!("({} {op} {})", vars[0], vars[n_vars as usize - 1]), ty));
+    g.w.line(format!("{} = {}", vars.join(", "), rotated.join(", ")));
+    g.w.dedent();
+    for v in &vars {
+        g.scope.bind(v, Ty::Tensor(ty), false);
+    }
+    if g.chance(u, 1, 2)? {
+        staged_block(g, u, true)?;
+    }
+    Ok(String::new())
+}
+
+pub fn can_exit(g: &Gen, w: Want) -> bool {
+    w == Want::Stmt && g.ctx.staged_loop && g.ctx.in_staged_fn
+}
+
+pub fn staged_break(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let c = test(g, u)?;
+    g.w.line(format!("if {c}:"));
+    g.w.line("    break");
+    Ok(String::new())
+}
+
+pub fn staged_continue(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let c = test(g, u)?;
+    g.w.line(format!("if {c}:"));
+    g.w.line("    continue");
+    Ok(String::new())
+}
+
+pub fn can_python_hyper(g: &Gen, w: Want) -> bool {
+    can_compound(g, w) && !g.scope.readable(Ty::Hyper).is_empty()
+}
+
+/// Python control flow on a hyper-parameter: specialised when traced.
+pub fn python_hyper(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let hypers: Vec<String> = g.scope.readable(Ty::Hyper).iter().map(|v| v.name.clone()).collect();
+    let k = g.pick(u, &hypers)?.clone();
+    let saved = g.ctx;
+    // A Python loop or branch: break/continue here would be Python's.
+    g.ctx.staged_loop = false;
+    if !g.ctx.staged && g.chance(u, 1, 2)? {
+        let j = g.fresh("j");
+        g.w.line(format!("for {j} in range({k}):"));
+        let mark = g.scope.mark();
+        g.scope.bind(&j, Ty::Hyper, true);
+        g.block(u)?;
+        g.scope.restore(mark);
+    } else {
+        let c = match u.int_in_range(0..=2)? {
+            0 => format!("{k} > {}", u.int_in_range(0..=2)?),
+            1 => format!("{k} % 2 == 0"),
+            _ => format!("{k} == {}", u.int_in_range(1..=3)?),
+        };
+        g.w.line(format!("if {c}:"));
+        g.block(u)?;
+        if g.chance(u, 1, 2)? {
+            g.w.line("else:");
+            g.block(u)?;
+        }
+    }
+    g.ctx = saved;
+    Ok(String::new())
+}

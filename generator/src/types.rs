@@ -1,0 +1,81 @@
+//! The types the generator tracks for variables and expressions: Python ints
+//! and lists of ints (plain family), tensors by dtype and shape and Python int
+//! hyper-parameters (tensor family). Every expression is built for one type,
+//! so no program mixes them by accident.
+
+/// A tensor's element type; the generator uses the two TensorFlow programs use most.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DType {
+    I32,
+    F32,
+}
+
+impl DType {
+    pub fn sc(self) -> &'static str {
+        match self {
+            DType::I32 => "sc.int32",
+            DType::F32 => "sc.float32",
+        }
+    }
+
+    pub fn other(self) -> DType {
+        match self {
+            DType::I32 => DType::F32,
+            DType::F32 => DType::I32,
+        }
+    }
+}
+
+/// A tensor's shape: scalar, vector or matrix, each dimension 1..=4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Scalar,
+    Vec(u8),
+    Mat(u8, u8),
+}
+
+impl Shape {
+    pub fn count(self) -> u8 {
+        match self {
+            Shape::Scalar => 1,
+            Shape::Vec(n) => n,
+            Shape::Mat(r, c) => r * c,
+        }
+    }
+
+    /// The shape as a Python list (`[2, 3]`).
+    pub fn list(self) -> String {
+        match self {
+            Shape::Scalar => "[]".into(),
+            Shape::Vec(n) => format!("[{n}]"),
+            Shape::Mat(r, c) => format!("[{r}, {c}]"),
+        }
+    }
+}
+
+/// A tensor type: dtype and shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TTy {
+    pub dtype: DType,
+    pub shape: Shape,
+}
+
+impl TTy {
+    pub fn new(dtype: DType, shape: Shape) -> Self {
+        TTy { dtype, shape }
+    }
+}
+
+/// The type of a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// A Python int (bools count: they are ints).
+    Int,
+    /// A Python list of ints.
+    List,
+    /// A tensor.
+    Tensor(TTy),
+    /// A Python int a staged function takes as a hyper-parameter: read, never
+    /// written (a staged loop may not change a Python value).
+    Hyper,
+}

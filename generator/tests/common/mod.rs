@@ -1,0 +1,69 @@
+//! Shared by the integration tests: a seeded byte source (no RNG crate), program
+//! generation from random bytes and random configs, and python3 helpers.
+
+#![allow(dead_code)]
+
+use arbitrary::{Arbitrary, Unstructured};
+use stagecheck_generator::{generate, Config, Family, Program};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// xorshift64*: a deterministic stream of bytes for a seed.
+pub fn bytes(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8
+        })
+        .collect()
+}
+
+/// A program from `data`: the config drawn from the first bytes, the program from the rest.
+pub fn program_from(data: &[u8], family: Family) -> (Config, Program) {
+    let mut u = Unstructured::new(data);
+    let config = Config::arbitrary(&mut u).expect("a config never fails");
+    let p = generate(&mut u, &config, family).expect("generation never fails");
+    (config, p)
+}
+
+/// The program for seed `seed` (random length up to 6 KiB).
+pub fn program(seed: u64, family: Family) -> (Config, Program) {
+    let len = (bytes(seed ^ 0xABCD, 2).iter().map(|&b| b as usize).sum::<usize>() * 12).max(64);
+    program_from(&bytes(seed, len), family)
+}
+
+/// Parses every source with python3's `ast` in one process; returns the
+/// indices that failed with their errors.
+pub fn parse_all(sources: &[String]) -> Vec<(usize, String)> {
+    let script = r#"
+import ast, json, sys
+srcs = json.load(sys.stdin)
+for i, s in enumerate(srcs):
+    try:
+        ast.parse(s)
+        compile(s, '<gen>', 'exec')
+    except SyntaxError as e:
+        print(i, repr(e))
+"#;
+    let mut child = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    let json = serde_json::to_string(sources).expect("strings serialise");
+    child.stdin.take().expect("stdin").write_all(json.as_bytes()).expect("write");
+    let out = child.wait_with_output().expect("python3 ends");
+    assert!(out.status.success(), "the parse script failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let (i, e) = l.split_once(' ').expect("index and error");
+            (i.parse().expect("an index"), e.to_string())
+        })
+        .collect()
+}

@@ -1,0 +1,393 @@
+"""A stand-in for stagecheck's tensor runtime, for the generator's tests only.
+
+Eager, pure Python, and *stricter* than the real one: binary ops need the same
+dtype and the same shape (or a Python scalar of the tensor's kind), `where`
+needs three tensors of one shape. Generated tensor programs run under it in
+CPython, so a program that mixes dtypes, gets a shape wrong or bools a
+non-scalar fails the test. It checks typing only: the staging rules are not
+modelled (`function` is the identity), and values are not the real ones
+(floats are Python's doubles).
+"""
+
+import builtins
+import math
+
+_py_range = builtins.range
+
+
+class DType:
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return 'sc.' + self.name
+
+
+bool = DType('bool')
+int32 = DType('int32')
+int64 = DType('int64')
+float32 = DType('float32')
+float64 = DType('float64')
+_INTS = (int32, int64)
+_FLOATS = (float32, float64)
+
+
+class StagingError(Exception):
+    pass
+
+
+def _wrap(x, dtype):
+    if dtype is int32:
+        return (x + 2**31) % 2**32 - 2**31
+    if dtype is int64:
+        return (x + 2**63) % 2**64 - 2**63
+    return x
+
+
+def _count(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+class Tensor:
+    __hash__ = None
+
+    def __init__(self, flat, shape, dtype):
+        assert len(flat) == _count(shape), (flat, shape)
+        self.flat, self.shape, self.dtype = list(flat), tuple(shape), dtype
+
+    def numpy(self):
+        def build(flat, shape):
+            if not shape:
+                return flat[0]
+            step = _count(shape[1:])
+            return [build(flat[i * step:(i + 1) * step], shape[1:]) for i in _py_range(shape[0])]
+        return build(self.flat, self.shape)
+
+    def __repr__(self):
+        return 'tf.Tensor(%r, shape=%r, dtype=%s)' % (self.numpy(), self.shape, self.dtype.name)
+
+    def __bool__(self):
+        if self.shape != () or self.dtype is not bool:
+            raise ValueError('truth value of a %s %r tensor' % (self.dtype.name, self.shape))
+        return self.flat[0]
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError('len of a scalar')
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError('iterating over a scalar tensor')
+        return (self[i] for i in _py_range(self.shape[0]))
+
+    def __getitem__(self, i):
+        if not isinstance(i, int) or not self.shape:
+            raise TypeError('index %r of shape %r' % (i, self.shape))
+        n = self.shape[0]
+        if not -n <= i < n:
+            raise IndexError('index %d out of range for shape %r' % (i, self.shape))
+        i %= n
+        step = _count(self.shape[1:])
+        return Tensor(self.flat[i * step:(i + 1) * step], self.shape[1:], self.dtype)
+
+    def __add__(self, o): return _bin(lambda a, b: a + b, self, o)
+    def __radd__(self, o): return _bin(lambda a, b: a + b, o, self)
+    def __sub__(self, o): return _bin(lambda a, b: a - b, self, o)
+    def __rsub__(self, o): return _bin(lambda a, b: a - b, o, self)
+    def __mul__(self, o): return _bin(lambda a, b: a * b, self, o)
+    def __rmul__(self, o): return _bin(lambda a, b: a * b, o, self)
+    def __truediv__(self, o): return _bin(_div, self, o, floats=True)
+    def __floordiv__(self, o): return _bin(lambda a, b: a // b, self, o, ints=True)
+    def __mod__(self, o): return _bin(lambda a, b: a % b, self, o, ints=True)
+    def __pow__(self, o): return _bin(_pow, self, o)
+    def __matmul__(self, o): return matmul(self, o)
+    def __and__(self, o): return _bin(lambda a, b: a and b, self, o, bools=True)
+    def __or__(self, o): return _bin(lambda a, b: a or b, self, o, bools=True)
+    def __eq__(self, o): return _bin(lambda a, b: a == b, self, o, out=bool)
+    def __ne__(self, o): return _bin(lambda a, b: a != b, self, o, out=bool)
+    def __lt__(self, o): return _bin(lambda a, b: a < b, self, o, out=bool)
+    def __le__(self, o): return _bin(lambda a, b: a <= b, self, o, out=bool)
+    def __gt__(self, o): return _bin(lambda a, b: a > b, self, o, out=bool)
+    def __ge__(self, o): return _bin(lambda a, b: a >= b, self, o, out=bool)
+    def __neg__(self): return _un(lambda a: -a, self)
+    def __abs__(self): return _un(abs, self)
+
+    def __invert__(self):
+        if self.dtype is not bool:
+            raise TypeError('~ of a %s tensor' % self.dtype.name)
+        return Tensor([not a for a in self.flat], self.shape, bool)
+
+
+def _div(a, b):
+    try:
+        return a / b
+    except ZeroDivisionError:
+        return math.nan if a == 0 or a != a else math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def _pow(a, b):
+    if isinstance(b, float) and b == 2.0:
+        return a * a
+    if isinstance(b, int) and b < 0:
+        raise ValueError('negative integer power')
+    return a ** b
+
+
+def _scalar(x, dtype):
+    if isinstance(x, builtins.bool):
+        raise TypeError('a Python bool operand')
+    if isinstance(x, int):
+        return float(x) if dtype in _FLOATS else x
+    if isinstance(x, float):
+        if dtype not in _FLOATS:
+            raise TypeError('cannot convert %r to %s' % (x, dtype.name))
+        return x
+    raise TypeError('operand %r' % (x,))
+
+
+def _bin(f, a, b, out=None, floats=False, ints=False, bools=False):
+    t = a if isinstance(a, Tensor) else b
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        if a.dtype is not b.dtype:
+            raise TypeError('mixed dtypes %s and %s' % (a.dtype.name, b.dtype.name))
+        if a.shape != b.shape:
+            raise ValueError('shapes %r and %r differ' % (a.shape, b.shape))
+        xs, ys = a.flat, b.flat
+    elif isinstance(a, Tensor):
+        xs, ys = a.flat, [_scalar(b, a.dtype)] * len(a.flat)
+    else:
+        xs, ys = [_scalar(a, b.dtype)] * len(b.flat), b.flat
+    d = t.dtype
+    if bools and d is not bool:
+        raise TypeError('& or | of %s' % d.name)
+    if not bools and out is None and d is bool:
+        raise TypeError('arithmetic on bool')
+    if floats and d not in _FLOATS:
+        raise TypeError('/ of %s' % d.name)
+    if ints and d not in _INTS:
+        raise TypeError('// or % of ' + d.name)
+    if ints and any(y == 0 for y in ys):
+        raise ZeroDivisionError('integer division by zero')
+    r = [f(x, y) for x, y in zip(xs, ys)]
+    if out is None:
+        r = [_wrap(v, d) for v in r]
+    return Tensor(r, t.shape, out or d)
+
+
+def _un(f, a, floats=False):
+    if floats and a.dtype not in _FLOATS:
+        raise TypeError('a float op on %s' % a.dtype.name)
+    if a.dtype is bool:
+        raise TypeError('a numeric op on bool')
+    return Tensor([_wrap(f(x), a.dtype) for x in a.flat], a.shape, a.dtype)
+
+
+def _infer(value):
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return [], (0,), None
+        parts = [_infer(v) for v in value]
+        shapes = {p[1] for p in parts}
+        if len(shapes) != 1:
+            raise ValueError('ragged value')
+        kinds = {p[2] for p in parts}
+        kind = float32 if float32 in kinds else (kinds.pop() if len(kinds) == 1 else int32)
+        return [x for p in parts for x in p[0]], (len(value),) + parts[0][1], kind
+    if isinstance(value, builtins.bool):
+        return [value], (), bool
+    if isinstance(value, int):
+        return [value], (), int32
+    if isinstance(value, float):
+        return [value], (), float32
+    raise TypeError('constant of %r' % (value,))
+
+
+def constant(value, dtype=None):
+    if isinstance(value, Tensor):
+        return value if dtype is None else cast(value, dtype)
+    flat, shape, kind = _infer(value)
+    d = dtype or kind
+    if d in _INTS and kind in _FLOATS:
+        raise TypeError('float value for an int dtype')
+    return Tensor([float(x) if d in _FLOATS else x for x in flat], shape, d)
+
+
+def convert_to_tensor(value, dtype=None):
+    return constant(value, dtype)
+
+
+def _fill(shape, dtype, v):
+    shape = tuple(shape)
+    return Tensor([float(v) if dtype in _FLOATS else v] * _count(shape), shape, dtype)
+
+
+def zeros(shape, dtype=float32):
+    return _fill(shape, dtype, 0)
+
+
+def ones(shape, dtype=float32):
+    return _fill(shape, dtype, 1)
+
+
+def _int(x):
+    if isinstance(x, Tensor):
+        if x.shape != () or x.dtype not in _INTS:
+            raise TypeError('a bound must be an int scalar')
+        return x.flat[0]
+    return x
+
+
+def range(start, limit=None, delta=1, dtype=None):
+    if limit is None:
+        start, limit = 0, start
+    vals = list(_py_range(_int(start), _int(limit), _int(delta)))
+    return Tensor(vals, (len(vals),), int32)
+
+
+def eye(n, dtype=float32):
+    return Tensor([1.0 if i == j else 0.0 for i in _py_range(n) for j in _py_range(n)], (n, n), dtype)
+
+
+def matmul(a, b):
+    if a.dtype is not b.dtype or len(a.shape) != 2 or len(b.shape) != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError('matmul of %s %r and %s %r' % (a.dtype.name, a.shape, b.dtype.name, b.shape))
+    (r, k), c = a.shape, b.shape[1]
+    out = [sum(a.flat[i * k + j] * b.flat[j * c + l] for j in _py_range(k)) for i in _py_range(r) for l in _py_range(c)]
+    return Tensor([_wrap(v, a.dtype) for v in out], (r, c), a.dtype)
+
+
+def _reduce(f, mean=False):
+    def reduce(x, axis=None, keepdims=False):
+        if x.dtype is bool:
+            raise TypeError('reduce of bool')
+        if mean and x.dtype not in _FLOATS:
+            raise TypeError('reduce_mean of ints is not generated')
+        if axis is None:
+            v = f(x.flat)
+            return Tensor([_wrap(v / len(x.flat) if mean else v, x.dtype)], (), x.dtype)
+        if len(x.shape) != 2 or axis not in (0, 1):
+            raise ValueError('reduce axis %r of shape %r' % (axis, x.shape))
+        rows = x.numpy() if axis == 1 else [list(c) for c in zip(*x.numpy())]
+        vals = [f(r) / len(r) if mean else f(r) for r in rows]
+        return Tensor([_wrap(v, x.dtype) for v in vals], (len(vals),), x.dtype)
+    return reduce
+
+
+reduce_sum = _reduce(sum)
+reduce_max = _reduce(max)
+reduce_min = _reduce(min)
+reduce_mean = _reduce(sum, mean=True)
+
+
+def argmax(x, axis=0):
+    if len(x.shape) == 1 and axis == 0:
+        return Tensor([x.flat.index(max(x.flat))], (), int64)
+    if len(x.shape) == 2 and axis == 0:
+        cols = [list(c) for c in zip(*x.numpy())]
+        return Tensor([c.index(max(c)) for c in cols], (len(cols),), int64)
+    raise ValueError('argmax axis %r of %r' % (axis, x.shape))
+
+
+def where(cond, x, y):
+    if cond.dtype is not bool or x.dtype is not y.dtype or not (cond.shape == x.shape == y.shape):
+        raise ValueError('where of %r %r %r' % (cond, x, y))
+    return Tensor([a if c else b for c, a, b in zip(cond.flat, x.flat, y.flat)], x.shape, x.dtype)
+
+
+def cast(x, dtype):
+    def one(v):
+        if dtype in _FLOATS:
+            return float(v)
+        if dtype is bool:
+            return v != 0
+        if v != v:
+            return 0
+        if v in (math.inf, -math.inf):
+            return 2**31 - 1 if v > 0 else -2**31
+        return _wrap(int(v), dtype)
+    return Tensor([one(v) for v in x.flat], x.shape, dtype)
+
+
+def reshape(x, shape):
+    shape = tuple(shape)
+    if _count(shape) != len(x.flat):
+        raise ValueError('reshape %r to %r' % (x.shape, shape))
+    return Tensor(x.flat, shape, x.dtype)
+
+
+def transpose(x, perm=None):
+    if len(x.shape) != 2:
+        raise ValueError('transpose of %r' % (x.shape,))
+    r, c = x.shape
+    return Tensor([x.flat[i * c + j] for j in _py_range(c) for i in _py_range(r)], (c, r), x.dtype)
+
+
+def concat(values, axis):
+    d, rank = values[0].dtype, len(values[0].shape)
+    if rank == 0 or any(v.dtype is not d or len(v.shape) != rank for v in values):
+        raise ValueError('concat of %r' % (values,))
+    rest = [v.shape[:axis] + v.shape[axis + 1:] for v in values]
+    if len(set(rest)) != 1:
+        raise ValueError('concat shapes %r' % ([v.shape for v in values],))
+    if axis == 0:
+        return Tensor([x for v in values for x in v.flat], (sum(v.shape[0] for v in values),) + values[0].shape[1:], d)
+    if axis == 1 and rank == 2:
+        rows = [sum((v.numpy()[i] for v in values), []) for i in _py_range(values[0].shape[0])]
+        return Tensor([x for r in rows for x in r], (len(rows), len(rows[0])), d)
+    raise ValueError('concat axis %r' % axis)
+
+
+def stack(values, axis=0):
+    d, s = values[0].dtype, values[0].shape
+    if any(v.dtype is not d or v.shape != s for v in values) or len(s) > 1:
+        raise ValueError('stack of %r' % (values,))
+    t = Tensor([x for v in values for x in v.flat], (len(values),) + s, d)
+    if axis == 0:
+        return t
+    if axis == 1 and len(s) == 1:
+        return transpose(t)
+    raise ValueError('stack axis %r' % axis)
+
+
+def exp(x): return _un(math.exp, x, floats=True)
+def log(x): return _un(lambda v: math.log(v) if v > 0 else (-math.inf if v == 0 else math.nan), x, floats=True)
+def sqrt(x): return _un(lambda v: math.sqrt(v) if v >= 0 else math.nan, x, floats=True)
+def tanh(x): return _un(math.tanh, x, floats=True)
+def sigmoid(x): return _un(lambda v: 1 / (1 + math.exp(-v)) if v > -700 else 0.0, x, floats=True)
+
+
+def abs(x):
+    return _un(builtins.abs, x)
+
+
+def _binary_same(f):
+    def op(a, b):
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or a.dtype is not b.dtype or a.shape != b.shape:
+            raise ValueError('%s of %r and %r' % (f.__name__, a, b))
+        return Tensor([f(x, y) for x, y in zip(a.flat, b.flat)], a.shape, a.dtype)
+    return op
+
+
+maximum = _binary_same(max)
+minimum = _binary_same(min)
+
+
+class _NN:
+    @staticmethod
+    def relu(x):
+        return _un(lambda v: v if v > 0 else v * 0, x)
+
+
+nn = _NN()
+
+
+def function(f=None, **options):
+    return f if f is not None else (lambda g: g)
+
+
+def print(*values, sep=' ', end='\n'):
+    builtins.print(*values, sep=sep, end=end)
