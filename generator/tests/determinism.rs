@@ -36,6 +36,7 @@ fn runs_cleanly(source: &str) {
     let out = Command::new("timeout")
         .args(["2", "python3", "-c", source])
         .env("PYTHONPATH", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mock"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .output()
         .expect("python3 runs");
     assert!(out.status.success(), "{}\n{source}", String::from_utf8_lossy(&out.stderr));

@@ -33,6 +33,7 @@ fn tensor_programs_are_well_typed_under_a_strict_mock_runtime() {
                         .args(["5", "python3"])
                         .arg(&path)
                         .env("PYTHONPATH", mock)
+                        .env("PYTHONDONTWRITEBYTECODE", "1")
                         .output()
                         .expect("python3 runs");
                     if out.status.success() {
@@ -73,6 +74,7 @@ fn the_mock_refuses_ill_typed_programs() {
         let out = Command::new("python3")
             .args(["-c", &format!("import stagecheck as sc\n{bad}")])
             .env("PYTHONPATH", mock)
+            .env("PYTHONDONTWRITEBYTECODE", "1")
             .output()
             .expect("python3 runs");
         assert!(!out.status.success(), "the mock accepted {bad}");
