@@ -74,6 +74,37 @@ enum Command {
         #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
         time_limit: f64,
     },
+    /// Generate programs and check each in every mode; findings and a report
+    /// go to reports/<timestamp>/ (or --out).
+    ///
+    /// Exit status: 0 when the run found nothing new, 1 when it saved new
+    /// findings, 2 on bad usage.
+    Fuzz {
+        /// How long to run: 90, 90s, 10m, 1h.
+        #[arg(long, default_value = "60s")]
+        time: String,
+        /// The run's seed: program i of seed s is always the same program.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Worker threads, each with its own interpreter.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Program families: plain (Python), tensor (@sc.function programs) or both.
+        #[arg(long, default_value = "both")]
+        family: String,
+        /// The report directory (default: reports/<UTC timestamp>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Stop after this many programs.
+        #[arg(long)]
+        programs: Option<u64>,
+        /// Stop at the first new finding (planted-bug tests, bisecting).
+        #[arg(long)]
+        stop_at_first: bool,
+        /// Wall-clock limit of each run, in seconds.
+        #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+        time_limit: f64,
+    },
 }
 
 #[derive(Subcommand)]
@@ -97,6 +128,9 @@ fn main() -> ExitCode {
         Command::Convert { file, map } => convert(&file, map),
         Command::Corpus { action: CorpusAction::Replay { dir } } => corpus_replay(&dir),
         Command::Check { file, modes, json, time_limit } => check_cmd(&file, &modes, json, time_limit),
+        Command::Fuzz { time, seed, jobs, family, out, programs, stop_at_first, time_limit } => {
+            fuzz_cmd(&time, seed, jobs, &family, out, programs, stop_at_first, time_limit)
+        }
     };
     match result {
         Ok(code) => code,
@@ -105,6 +139,58 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn fuzz_cmd(
+    time: &str,
+    seed: u64,
+    jobs: usize,
+    family: &str,
+    out: Option<PathBuf>,
+    programs: Option<u64>,
+    stop_at_first: bool,
+    time_limit: f64,
+) -> Result<ExitCode, InputError> {
+    use stagecheck::fuzz::{self, Families};
+    let time = fuzz::parse_duration(time).ok_or_else(|| InputError(format!("--time: not a duration: {time:?} (try 90s, 10m, 1h)")))?;
+    let families = match family {
+        "plain" => Families::Plain,
+        "tensor" => Families::Tensor,
+        "both" => Families::Both,
+        other => return Err(InputError(format!("--family: unknown family {other:?} (plain, tensor or both)"))),
+    };
+    if jobs == 0 {
+        return Err(InputError("--jobs must be at least 1".into()));
+    }
+    let out = out.unwrap_or_else(|| PathBuf::from("reports").join(fuzz::timestamp()));
+    let options = fuzz::Options {
+        time,
+        seed,
+        jobs,
+        families,
+        out: out.clone(),
+        exec: config(time_limit, 512)?,
+        max_programs: programs,
+        stop_at_first,
+    };
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.enable_steady_tick(Duration::from_millis(200));
+    let progress = |s: &fuzz::stats::Stats| {
+        bar.set_message(format!(
+            "{} programs, {:.1} checks/s, {} findings ({} new), refused {:.1}%",
+            s.programs,
+            s.rate(),
+            s.finding_hits,
+            s.findings.len(),
+            100.0 * s.refused as f64 / s.programs.max(1) as f64
+        ));
+    };
+    let stats = fuzz::run(&options, &progress).map_err(|e| InputError(format!("{}: {e}", out.display())))?;
+    bar.finish_and_clear();
+    fuzz::report::write(&out, &stats).map_err(|e| InputError(format!("{}: {e}", out.display())))?;
+    print!("{}", fuzz::report::markdown(&stats));
+    println!("\nreport: {}", out.join("summary.md").display());
+    Ok(if stats.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn config(time_limit: f64, memory_limit: usize) -> Result<Config, InputError> {

@@ -16,6 +16,8 @@ pub mod config;
 pub mod executor;
 pub mod guards;
 pub mod outcome;
+#[cfg(feature = "planted-bugs")]
+pub mod planted;
 mod panics;
 pub mod render;
 pub mod runtime;

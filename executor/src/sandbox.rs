@@ -85,6 +85,8 @@ pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool)
     let snapshot = interp.enter(|vm| {
         confine(vm, recursion_limit, debug_panic).expect("sandbox setup cannot fail");
         crate::runtime::install(vm);
+        #[cfg(feature = "planted-bugs")]
+        crate::planted::install(vm);
         Snapshot::take(vm)
     });
     (interp, tx, snapshot)

@@ -22,6 +22,7 @@ pub mod context;
 pub mod error;
 pub mod namer;
 pub mod passes;
+pub mod planted;
 pub mod unparse;
 
 pub use error::ConversionError;

@@ -61,7 +61,9 @@ fn lower_loop(mut stmt: Stmt, cx: &mut FunctionContext, out: &mut Vec<Stmt>) -> 
     cx.extra_tests.entry(range).or_default().push(flag.clone());
     out.push(ast_build::stmt("FLAG = False", range, vec![("FLAG", Sub::Name(flag.clone()))]));
     out.push(stmt);
-    if !orelse.is_empty() {
+    if crate::planted::active("for_else_after_break") {
+        out.extend(orelse);
+    } else if !orelse.is_empty() {
         out.push(exits::guard(&flag, orelse, range));
     }
     Ok(())

@@ -82,7 +82,10 @@ fn declarations(bound: &Names, cx: &FunctionContext) -> (Vec<String>, Vec<String
 /// its assignments sit in generated functions of its own).
 fn thunk_def(name: &str, params: &[String], body: Vec<Stmt>, bound: Option<Names>, origin: TextRange, cx: &FunctionContext) -> Stmt {
     let bound = bound.unwrap_or_else(|| Activity::of_stmts(&body).bound);
-    let (nonlocals, globals) = declarations(&bound, cx);
+    let (mut nonlocals, globals) = declarations(&bound, cx);
+    if crate::planted::active("nonlocal_write_lost") && name.starts_with("loop_body") {
+        nonlocals.retain(|n| cx.namer.is_generated(n));
+    }
     let mut decls = Vec::new();
     if !globals.is_empty() {
         decls.push(Stmt::Global(ast::StmtGlobal { node_index: Default::default(), range: origin, names: identifiers(&globals) }));

@@ -1,0 +1,79 @@
+//! Findings on disk: one directory per signature under the run's
+//! `findings/`, written whole or not at all (a temporary directory renamed
+//! into place), so a `kill -9` mid-run leaves every announced finding
+//! readable. A store opened on an existing directory knows its findings: the
+//! next run carries on and does not save them twice.
+//!
+//! Each finding holds `program.py` (the program, with a header saying how it
+//! was made and the one command that replays it), `input.bin` (the bytes),
+//! `config.json` (the generator's Config) and `verdict.json`.
+
+use super::case::Case;
+use super::outcome::Checked;
+use super::signature::Signature;
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub struct Store {
+    dir: PathBuf,
+    known: HashSet<String>,
+}
+
+impl Store {
+    pub fn open(dir: &Path) -> std::io::Result<Store> {
+        std::fs::create_dir_all(dir)?;
+        let mut known = HashSet::new();
+        for entry in std::fs::read_dir(dir)? {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if !name.starts_with('.') {
+                known.insert(name);
+            }
+        }
+        Ok(Store { dir: dir.to_path_buf(), known })
+    }
+
+    /// Saves a new finding; `None` when its signature is already stored.
+    pub fn save(&mut self, case: &Case, checked: &Checked, signature: &Signature) -> std::io::Result<Option<PathBuf>> {
+        let id = signature.id();
+        if self.known.contains(&id) {
+            return Ok(None);
+        }
+        let verdict = match &checked.kind {
+            super::outcome::Kind::Finding { verdict, .. } => serde_json::to_string_pretty(verdict).unwrap_or_default(),
+            _ => String::new(),
+        };
+        let dest = self.dir.join(&id);
+        let tmp = self.dir.join(format!(".tmp-{id}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp)?;
+        let program = format!(
+            "# stagecheck finding {id}\n# seed {} index {} family {:?} constructs: {}\n# replay: stagecheck check {}\n\n{}",
+            case.seed,
+            case.index,
+            case.program.family,
+            signature.constructs.join(", "),
+            dest.join("program.py").display(),
+            case.program.source
+        );
+        write_synced(&tmp.join("program.py"), program.as_bytes())?;
+        write_synced(&tmp.join("input.bin"), &case.bytes)?;
+        let config = serde_json::to_string_pretty(&case.config).unwrap_or_default();
+        write_synced(&tmp.join("config.json"), config.as_bytes())?;
+        let sig = serde_json::to_string_pretty(signature).unwrap_or_default();
+        write_synced(&tmp.join("signature.json"), sig.as_bytes())?;
+        write_synced(&tmp.join("verdict.json"), verdict.as_bytes())?;
+        std::fs::rename(&tmp, &dest)?;
+        if let Ok(d) = std::fs::File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        self.known.insert(id);
+        Ok(Some(dest))
+    }
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = std::fs::File::create(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}

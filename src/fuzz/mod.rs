@@ -1,0 +1,149 @@
+//! The fuzz loop: generate programs, check each in every mode, classify the
+//! verdicts, keep the findings. The engine-free core of `stagecheck fuzz`
+//! (and of the cargo-fuzz targets): like wasmtime's `crates/fuzzing`, it
+//! knows generators and oracles, not libFuzzer.
+//!
+//! - [`case`]: bytes (from a seed, or given) → Config → program, deterministically;
+//! - [`outcome`]: a checked case as agree / refused / finding / poisoned;
+//! - [`signature`]: what makes two findings the same one (deduplication);
+//! - [`findings`]: findings on disk, written atomically, each replayable with one command;
+//! - [`stats`] and [`report`]: the counts, and `summary.json` / `summary.md`.
+
+pub mod case;
+pub mod findings;
+pub mod outcome;
+pub mod report;
+pub mod signature;
+pub mod stats;
+
+use crate::executor::{Config as ExecConfig, Worker};
+use crate::modes::Mode;
+use stagecheck_generator::Family;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Which generator families a run draws from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Families {
+    Plain,
+    Tensor,
+    Both,
+}
+
+impl Families {
+    /// The family of program `index` (both: alternating).
+    pub fn of(self, index: u64) -> Family {
+        match self {
+            Families::Plain => Family::Plain,
+            Families::Tensor => Family::Tensor,
+            Families::Both if index % 2 == 0 => Family::Plain,
+            Families::Both => Family::Tensor,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub time: Duration,
+    pub seed: u64,
+    pub jobs: usize,
+    pub families: Families,
+    /// The run's report directory (findings go under `findings/`).
+    pub out: PathBuf,
+    /// Per-run limits of the executor (each mode of each program).
+    pub exec: ExecConfig,
+    /// Stop after this many programs (tests, reproducible runs), if set.
+    pub max_programs: Option<u64>,
+    /// Stop at the first new finding.
+    pub stop_at_first: bool,
+}
+
+/// The modes every generated program runs in.
+pub const MODES: &[Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged];
+
+/// Runs the fuzz loop until the time is up (or `max_programs`); `progress`
+/// is called after every program with the running statistics.
+pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std::io::Result<stats::Stats> {
+    std::fs::create_dir_all(options.out.join("findings"))?;
+    let stats = Mutex::new(stats::Stats::new(options.seed, options.families));
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let started = Instant::now();
+    let store = findings::Store::open(&options.out.join("findings"))?;
+    let store = Arc::new(Mutex::new(store));
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.max(1) {
+            scope.spawn(|| {
+                let mut worker = Worker::new(options.exec.clone());
+                loop {
+                    if stop.load(Ordering::Relaxed) || started.elapsed() >= options.time {
+                        break;
+                    }
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if options.max_programs.is_some_and(|m| index >= m) {
+                        break;
+                    }
+                    let case = case::Case::from_seed(options.seed, index, options.families.of(index));
+                    let checked = outcome::check_case(&mut worker, &case);
+                    let mut saved = None;
+                    if let outcome::Kind::Finding { signature, .. } = &checked.kind {
+                        let mut store = store.lock().expect("findings store");
+                        match store.save(&case, &checked, signature) {
+                            Ok(s) => saved = s,
+                            Err(e) => {
+                                eprintln!("stagecheck fuzz: cannot save a finding: {e}");
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                    if saved.is_some() && options.stop_at_first {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    let mut s = stats.lock().expect("stats");
+                    s.record(&case, &checked, saved, started.elapsed());
+                    progress(&s);
+                }
+            });
+        }
+    });
+    let mut stats = stats.into_inner().expect("stats");
+    stats.elapsed = started.elapsed();
+    Ok(stats)
+}
+
+/// `90`, `90s`, `10m`, `1h`, `1.5m`.
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => text.split_at(i),
+        None => (text, "s"),
+    };
+    let n: f64 = number.trim().parse().ok()?;
+    let seconds = match unit {
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return None,
+    };
+    (seconds.is_finite() && seconds > 0.0).then(|| Duration::from_secs_f64(seconds))
+}
+
+/// The current UTC time as `2026-11-21T08-30-00Z` (a directory name).
+pub fn timestamp() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}-{:02}-{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}

@@ -1,0 +1,50 @@
+//! A finding's signature: the kind of divergence, the mode that parted
+//! ways, and the constructs of the program. Two findings with the same
+//! signature are one finding (the first is kept, later ones counted).
+
+use crate::oracle::{Difference, Verdict};
+use serde::Serialize;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Signature {
+    /// `terminal`, `stdout`, `global`, `crash`, `uncompilable`.
+    pub kind: String,
+    pub mode: String,
+    pub constructs: Vec<String>,
+}
+
+impl Signature {
+    pub fn of(verdict: &Verdict, constructs: &[&'static str]) -> Signature {
+        let (kind, mode) = match verdict {
+            Verdict::Diverged { mode, differences } => {
+                let kind = match differences.first() {
+                    Some(Difference::Terminal { .. }) => "terminal",
+                    Some(Difference::Stdout { .. }) => "stdout",
+                    Some(Difference::Global { .. }) => "global",
+                    Some(Difference::Crash { .. }) => "crash",
+                    Some(Difference::Uncompilable { .. }) => "uncompilable",
+                    None => "none",
+                };
+                (kind, mode.to_string())
+            }
+            _ => ("none", String::new()),
+        };
+        let mut constructs: Vec<String> = constructs.iter().map(|c| c.to_string()).collect();
+        constructs.sort();
+        constructs.dedup();
+        Signature { kind: kind.to_string(), mode, constructs }
+    }
+
+    /// A short, stable, file-name-safe id: `stdout-staged-1a2b3c4d`.
+    pub fn id(&self) -> String {
+        // FNV-1a over the constructs: stable across runs and platforms.
+        let mut h: u32 = 0x811C_9DC5;
+        for c in &self.constructs {
+            for b in c.bytes().chain([0u8]) {
+                h ^= b as u32;
+                h = h.wrapping_mul(0x0100_0193);
+            }
+        }
+        format!("{}-{}-{h:08x}", self.kind, self.mode)
+    }
+}
