@@ -10,7 +10,21 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 /// Applies `rewrite` to every expression of `body`, innermost first.
 pub fn rewrite(body: &mut [Stmt], rewrite: &dyn Fn(&mut Expr)) {
-    let w = Walker { rewrite };
+    let w = Walker { rewrite, comprehensions: true };
+    for s in body {
+        w.visit_stmt(s);
+    }
+}
+
+/// Like [`rewrite`], but inside comprehensions only the first iterable (the
+/// part evaluated in the function's own scope). For the passes that make
+/// lambdas: RustPython 0.5's compiler fails on some comprehensions holding
+/// lambdas (`[g(lambda: c) for c in x if h(lambda: 8, lambda: c)]`: "the
+/// symbol 'c' must be present in the symbol table"; CPython compiles it),
+/// and a comprehension is a scope of its own that needs no conversion to
+/// keep its meaning.
+pub fn rewrite_outside_comprehensions(body: &mut [Stmt], rewrite: &dyn Fn(&mut Expr)) {
+    let w = Walker { rewrite, comprehensions: false };
     for s in body {
         w.visit_stmt(s);
     }
@@ -38,6 +52,8 @@ pub fn thunkable(e: &Expr) -> bool {
 
 struct Walker<'a> {
     rewrite: &'a dyn Fn(&mut Expr),
+    /// Whether to walk comprehension bodies (see `rewrite_outside_comprehensions`).
+    comprehensions: bool,
 }
 
 impl Transformer for Walker<'_> {
@@ -107,6 +123,21 @@ impl Transformer for Walker<'_> {
     fn visit_annotation(&self, _: &mut Expr) {}
 
     fn visit_expr(&self, expr: &mut Expr) {
+        if !self.comprehensions {
+            let generators = match expr {
+                Expr::ListComp(c) => Some(&mut c.generators),
+                Expr::SetComp(c) => Some(&mut c.generators),
+                Expr::DictComp(c) => Some(&mut c.generators),
+                Expr::Generator(c) => Some(&mut c.generators),
+                _ => None,
+            };
+            if let Some(generators) = generators {
+                if let Some(first) = generators.first_mut() {
+                    self.visit_expr(&mut first.iter);
+                }
+                return;
+            }
+        }
         walk_expr(self, expr);
         (self.rewrite)(expr);
     }
