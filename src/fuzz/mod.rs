@@ -103,6 +103,16 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                         stop.store(true, Ordering::Relaxed);
                     }
                     let mut s = stats.lock().expect("stats");
+                    if let outcome::Kind::Refused { reason } = &checked.kind {
+                        // The first program of each refusal reason, for review.
+                        if !s.refusals.contains_key(reason) {
+                            let n = s.refusals.len();
+                            let path = options.out.join("refusals").join(format!("{n:03}.py"));
+                            let text = format!("# refused: {reason}\n# seed {} index {}\n\n{}", case.seed, case.index, case.program.source);
+                            let _ = std::fs::create_dir_all(options.out.join("refusals"))
+                                .and_then(|_| report::atomic_write(&path, text.as_bytes()));
+                        }
+                    }
                     s.record(&case, &checked, saved, started.elapsed());
                     progress(&s);
                 }

@@ -138,26 +138,30 @@ def _traced(label, params, fn):
 
 
 def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
+    """`names[:nouts]` are the statement's outputs (live after it); the
+    rest are names a branch binds that nothing reads after: reset before
+    each branch and after the node, so no branch sees another's values."""
     if _signature(cond) != ('bool', ()):
         raise StagingError('the condition of a staged if must be a bool scalar, not %s %s' % _signature(cond))
-    init = get_state()
+    init = _as_list(get_state())
+    outputs = names[:nouts]
 
     def branch(fn):
         def run(_):
-            set_state(init)
+            set_state(tuple(init))
             fn()
-            state = _promote_flags(names, _as_list(get_state()))
+            state = _promote_flags(outputs, _as_list(get_state())[:nouts])
             tensors = [v for v in state if isinstance(v, Tensor)]
             return state, tensors
         return run
 
     then_id, then_state = _traced('if_true', [], branch(body))
     else_id, else_state = _traced('if_false', [], branch(orelse))
-    _check_branch_states(names, then_state, else_state)
+    _check_branch_states(outputs, then_state, else_state)
     outs = [Tensor(h) for h in _n.cond(cond._h, then_id, else_id)]
     it = iter(outs)
     final = [next(it) if isinstance(v, Tensor) else v for v in then_state]
-    set_state(tuple(final))
+    set_state(tuple(final + init[nouts:]))
 
 
 def _is_flag(name):

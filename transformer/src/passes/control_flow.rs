@@ -108,12 +108,12 @@ fn thunk_def(name: &str, params: &[String], body: Vec<Stmt>, bound: Option<Names
     ast_build::stmt(template, origin, subs)
 }
 
-/// `get_state` and `set_state` of `state`, and the symbol-names tuple.
-fn state_functions(state: &Names, origin: TextRange, cx: &mut FunctionContext) -> (Vec<Stmt>, String, String) {
+/// `get_state` and `set_state` of `names` (in order), and the symbol-names tuple.
+fn state_functions(names: &[String], origin: TextRange, cx: &mut FunctionContext) -> (Vec<Stmt>, String, String) {
     let get = cx.namer.new_name("get_state");
     let set = cx.namer.new_name("set_state");
     let vars = cx.namer.new_name("vars_");
-    let names: Vec<String> = state.iter().map(|n| n.to_string()).collect();
+    let names: Vec<String> = names.to_vec();
     let reads: Vec<Expr> = names
         .iter()
         .map(|n| super::variables::load("ldu", n, cx))
@@ -140,8 +140,12 @@ fn state_functions(state: &Names, origin: TextRange, cx: &mut FunctionContext) -
     (defs, get, set)
 }
 
-fn symbol_names(state: &Names) -> Expr {
-    ast_build::string_tuple(&state.iter().map(|n| n.to_string()).collect::<Vec<_>>())
+fn symbol_names(names: &[String]) -> Expr {
+    ast_build::string_tuple(names)
+}
+
+fn sorted(names: &Names) -> Vec<String> {
+    names.iter().map(|n| n.to_string()).collect()
 }
 
 fn if_stmt(mut s: ast::StmtIf, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
@@ -169,9 +173,14 @@ fn if_stmt(mut s: ast::StmtIf, live_out: &Names, cx: &mut FunctionContext, out: 
     let orelse_bound = Activity::of_stmts(&orelse).bound;
     let bound: Names = body_bound.union(&orelse_bound).cloned().collect();
     let state: Names = bound.intersection(live_out).cloned().collect();
+    // The state is the live names (the statement's outputs), then the
+    // other names a branch binds: a staged `if` resets those too before
+    // tracing each branch, so one branch never sees the other's values.
+    let mut names = sorted(&state);
+    names.extend(sorted(&bound.difference(&state).cloned().collect()));
     block(&mut body, live_out, cx);
     block(&mut orelse, live_out, cx);
-    let (mut defs, get, set) = state_functions(&state, origin, cx);
+    let (mut defs, get, set) = state_functions(&names, origin, cx);
     let if_body = cx.namer.new_name("if_body");
     let else_body = cx.namer.new_name("else_body");
     defs.push(thunk_def(&if_body, &[], body, Some(body_bound), origin, cx));
@@ -184,7 +193,7 @@ fn if_stmt(mut s: ast::StmtIf, live_out: &Names, cx: &mut FunctionContext, out: 
         ("ORELSE", Sub::Name(else_body)),
         ("GET", Sub::Name(get)),
         ("SET", Sub::Name(set)),
-        ("NAMES", Sub::Expr(symbol_names(&state))),
+        ("NAMES", Sub::Expr(symbol_names(&names))),
         ("N", Sub::Expr(ast_build::int(state.len()))),
     ]));
 }
@@ -227,7 +236,7 @@ fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut Fun
         Some(extra) => conjunction(vec![extra, *s.test], cx),
         None => *s.test,
     };
-    let (mut defs, get, set) = state_functions(&state, origin, cx);
+    let (mut defs, get, set) = state_functions(&sorted(&state), origin, cx);
     let loop_test = cx.namer.new_name("loop_test");
     let loop_body = cx.namer.new_name("loop_body");
     let test_body = vec![ast_build::stmt("return X", origin, vec![("X", Sub::Expr(test))])];
@@ -240,7 +249,7 @@ fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut Fun
         ("BODY", Sub::Name(loop_body)),
         ("GET", Sub::Name(get)),
         ("SET", Sub::Name(set)),
-        ("NAMES", Sub::Expr(symbol_names(&state))),
+        ("NAMES", Sub::Expr(symbol_names(&sorted(&state)))),
     ]));
 }
 
@@ -258,7 +267,7 @@ fn for_stmt(mut s: ast::StmtFor, uses: Names, live_out: &Names, cx: &mut Functio
     let mut inner = live_out.clone();
     inner.extend(uses);
     block(&mut body, &inner, cx);
-    let (mut defs, get, set) = state_functions(&state, origin, cx);
+    let (mut defs, get, set) = state_functions(&sorted(&state), origin, cx);
     let extra = match extra_test(origin, cx) {
         Some(test) => {
             let name = cx.namer.new_name("extra_test");
@@ -278,7 +287,7 @@ fn for_stmt(mut s: ast::StmtFor, uses: Names, live_out: &Names, cx: &mut Functio
         ("BODY", Sub::Name(loop_body)),
         ("GET", Sub::Name(get)),
         ("SET", Sub::Name(set)),
-        ("NAMES", Sub::Expr(symbol_names(&state))),
+        ("NAMES", Sub::Expr(symbol_names(&sorted(&state)))),
         ("ITERATE", Sub::Expr(string(&iterate_names))),
     ]));
 }
