@@ -49,14 +49,14 @@ class _Tensors:
             return ('list', [self._flatten(x) for x in v])
         return ('py', v)
 
-    def refuse_left_in_loop(self):
+    def refuse_unusable(self):
         def walk(node):
             kind, v = node
             if kind in ('tuple', 'list'):
                 for x in v:
                     walk(x)
-            elif kind == 'py' and isinstance(v, _LeftInLoop):
-                _undefined_read(v.symbol_name)
+            elif kind == 'py' and isinstance(v, _Unusable):
+                v._refuse()
         walk(self.template)
 
     def rebuild(self, tensors):
@@ -84,13 +84,9 @@ def _same_python(a, b):
         return False
 
 
-def _check_branch_states(names, then_state, else_state):
-    for name, a, b in zip(names, then_state, else_state):
-        a_undef, b_undef = isinstance(a, _Undefined), isinstance(b, _Undefined)
-        if a_undef != b_undef:
-            where = 'the true branch' if b_undef else 'the false branch'
-            raise StagingError("'%s' is bound in %s of a staged if only, and used after it" % (name, where))
-        if a_undef:
+def _check_branch_states(names, then_state, else_state, one_sided):
+    for i, (name, a, b) in enumerate(zip(names, then_state, else_state)):
+        if i in one_sided or isinstance(a, _Undefined):
             continue
         if isinstance(a, Tensor) != isinstance(b, Tensor):
             raise StagingError("'%s' is a tensor in one branch of a staged if and a Python value in the other" % name)
@@ -140,27 +136,45 @@ def _traced(label, params, fn):
 def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
     """`names[:nouts]` are the statement's outputs (live after it); the
     rest are names a branch binds that nothing reads after: reset before
-    each branch and after the node, so no branch sees another's values."""
+    each branch and after the node, so no branch sees another's values.
+    An output that only one branch binds (and was unbound before) becomes
+    unusable rather than refused at once: liveness over-approximates, and
+    the original may never read it."""
     if _signature(cond) != ('bool', ()):
         raise StagingError('the condition of a staged if must be a bool scalar, not %s %s' % _signature(cond))
     init = _as_list(get_state())
     outputs = names[:nouts]
 
-    def branch(fn):
-        def run(_):
-            set_state(tuple(init))
-            fn()
-            state = _promote_flags(outputs, _as_list(get_state())[:nouts])
-            tensors = [v for v in state if isinstance(v, Tensor)]
-            return state, tensors
-        return run
+    def trace(skip):
+        def branch(fn):
+            def run(_):
+                set_state(tuple(init))
+                fn()
+                state = _promote_flags(outputs, _as_list(get_state())[:nouts])
+                tensors = [v for i, v in enumerate(state) if isinstance(v, Tensor) and i not in skip]
+                return state, tensors
+            return run
+        then_id, then_state = _traced('if_true', [], branch(body))
+        else_id, else_state = _traced('if_false', [], branch(orelse))
+        return then_id, then_state, else_id, else_state
 
-    then_id, then_state = _traced('if_true', [], branch(body))
-    else_id, else_state = _traced('if_false', [], branch(orelse))
-    _check_branch_states(outputs, then_state, else_state)
+    then_id, then_state, else_id, else_state = trace(())
+    one_sided = {i: ('true' if isinstance(b, _Undefined) else 'false')
+                 for i, (a, b) in enumerate(zip(then_state, else_state))
+                 if isinstance(a, _Undefined) != isinstance(b, _Undefined)}
+    if one_sided:
+        # Trace again without them (the first traces are dropped).
+        _n.trace_discard(then_id)
+        then_id, then_state, else_id, else_state = trace(one_sided)
+    _check_branch_states(outputs, then_state, else_state, one_sided)
     outs = [Tensor(h) for h in _n.cond(cond._h, then_id, else_id)]
     it = iter(outs)
-    final = [next(it) if isinstance(v, Tensor) else v for v in then_state]
+    final = []
+    for i, v in enumerate(then_state):
+        if i in one_sided:
+            final.append(_Unusable(outputs[i], 'is bound in the %s branch of a staged if only, and used after it' % one_sided[i]))
+        else:
+            final.append(next(it) if isinstance(v, Tensor) else v)
     set_state(tuple(final + init[nouts:]))
 
 
@@ -221,7 +235,7 @@ def _loop(kind, names, get_state, set_state, extra_init, test, step):
     handles = [t._h for t in extra_init] + [init[i]._h for i in slots]
     outs = [Tensor(h) for h in _n.while_loop(cond_id, body_id, handles)]
     for i in local:
-        init[i] = _LeftInLoop(names[i])
+        init[i] = _Unusable(names[i])
     with_vars(outs)
 
 
@@ -366,15 +380,20 @@ _MUTATORS = frozenset(['append', 'extend', 'insert', 'pop', 'remove', 'clear', '
                        'setdefault', 'popitem', 'sort', 'reverse'])
 
 
-class _LeftInLoop(_Undefined):
-    """What a name bound only inside a staged loop holds after it: the
-    original has the last iteration's value (or no binding at all), which a
-    graph cannot give; any use of it is refused."""
+class _Unusable(_Undefined):
+    """What a name holds after staged control flow that cannot give it a
+    value: bound only inside a staged loop (the original has the last
+    iteration's value, or no binding), or in one branch of a staged if.
+    Any use of it is refused, with why."""
 
-    __slots__ = ()
+    __slots__ = ('why',)
+
+    def __init__(self, symbol_name, why='is bound only inside staged control flow and read after it'):
+        _Undefined.__init__(self, symbol_name)
+        self.why = why
 
     def _refuse(self, *args, **kwargs):
-        _undefined_read(self.symbol_name)
+        raise StagingError("'%s' %s" % (self.symbol_name, self.why))
 
     __repr__ = __str__ = __bool__ = __len__ = __iter__ = __call__ = __getitem__ = _refuse
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
@@ -383,7 +402,9 @@ class _LeftInLoop(_Undefined):
     __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __index__ = __int__ = __float__ = _refuse
 
 
-def _undefined_read(name):
+def _undefined_read(name, value=None):
+    if isinstance(value, _Unusable):
+        value._refuse()
     raise StagingError("'%s' is bound only inside staged control flow and read after it" % name)
 
 
@@ -639,7 +660,7 @@ class Function:
             args, kwargs = arguments.rebuild(symbolic[:n_args])
             result = f(*args, **dict(kwargs))
             outputs = _Tensors(result)
-            outputs.refuse_left_in_loop()
+            outputs.refuse_unusable()
             fid = _n.trace_end([t._h for t in outputs.tensors])
             done = True
         finally:

@@ -200,14 +200,22 @@ impl Tracer {
     /// outside it can refer to them), so a failed attempt leaves no trace.
     pub fn abort(&mut self) {
         if let Some(b) = self.stack.pop() {
-            let first = b.fid;
-            self.library.functions.truncate(first.0 as usize);
-            self.finished.retain(|id, _| *id < first);
-            self.pending.retain(|id, _| *id < first);
-            self.pending_outputs.retain(|id, _| *id < first);
-            self.output_sigs.retain(|id, _| *id < first);
-            self.validated = self.validated.min(first.0 as usize);
+            self.discard_from(b.fid);
         }
+    }
+
+    /// Drops function `first` and every later one (a traced branch that is
+    /// traced again; an aborted trace). Nothing refers to them.
+    pub fn discard_from(&mut self, first: FnId) {
+        if self.stack.iter().any(|b| b.fid >= first) {
+            return;
+        }
+        self.library.functions.truncate(first.0 as usize);
+        self.finished.retain(|id, _| *id < first);
+        self.pending.retain(|id, _| *id < first);
+        self.pending_outputs.retain(|id, _| *id < first);
+        self.output_sigs.retain(|id, _| *id < first);
+        self.validated = self.validated.min(first.0 as usize);
     }
 
     /// The slot of the innermost function being traced.

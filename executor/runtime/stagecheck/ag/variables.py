@@ -48,7 +48,7 @@ def ld(thunk, name):
     if isinstance(value, Undefined):
         # Only staged control flow leaves Undefined in a variable.
         from stagecheck.ag import dispatch
-        dispatch.impl('undefined_read')(name)
+        dispatch.impl('undefined_read')(name, value)
     return value
 
 
