@@ -163,8 +163,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
                  for i, (a, b) in enumerate(zip(then_state, else_state))
                  if isinstance(a, _Undefined) != isinstance(b, _Undefined)}
     if one_sided:
-        # Trace again without them (the first traces are dropped).
-        _n.trace_discard(then_id)
+        # Trace again without them (the first traces stay unused).
         then_id, then_state, else_id, else_state = trace(one_sided)
     _check_branch_states(outputs, then_state, else_state, one_sided)
     outs = [Tensor(h) for h in _n.cond(cond._h, then_id, else_id)]

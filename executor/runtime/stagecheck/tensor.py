@@ -13,6 +13,7 @@ error); `constant` picks int32 for ints, float32 for floats.
 """
 
 import _stagecheck_tensor as _n
+from stagecheck.ag.variables import Undefined as _Undefined
 
 _pybool = bool
 _pyint = int
@@ -194,6 +195,9 @@ def _handle(x, dtype_name):
     """`x` as a handle: a tensor's own, or a Python value of `dtype_name`."""
     if isinstance(x, Tensor):
         return x._h
+    if isinstance(x, _Undefined):
+        # A name staged control flow could not give a value (staging.py).
+        raise StagingError("'%s' %s" % (x.symbol_name, getattr(x, 'why', 'is unbound here')))
     return _n.constant(x, dtype_name)
 
 

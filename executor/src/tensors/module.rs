@@ -237,12 +237,6 @@ pub(crate) mod _stagecheck_tensor {
         TRACER.with(|t| t.borrow().current().map(|f| f.0))
     }
 
-    /// Drops traced function `first` and every later one (to trace again).
-    #[pyfunction]
-    fn trace_discard(first: u32) {
-        TRACER.with(|t| t.borrow_mut().discard_from(FnId(first)));
-    }
-
     #[pyfunction]
     fn trace_abort() {
         TRACER.with(|t| t.borrow_mut().abort());

@@ -196,26 +196,11 @@ impl Tracer {
         syms
     }
 
-    /// Drops the innermost trace and every function made during it (nothing
-    /// outside it can refer to them), so a failed attempt leaves no trace.
+    /// Drops the innermost trace. Its library slot stays, empty: functions
+    /// finished during it (a nested `sc.function`'s trace) are in trace
+    /// caches, so nothing after it may be renumbered.
     pub fn abort(&mut self) {
-        if let Some(b) = self.stack.pop() {
-            self.discard_from(b.fid);
-        }
-    }
-
-    /// Drops function `first` and every later one (a traced branch that is
-    /// traced again; an aborted trace). Nothing refers to them.
-    pub fn discard_from(&mut self, first: FnId) {
-        if self.stack.iter().any(|b| b.fid >= first) {
-            return;
-        }
-        self.library.functions.truncate(first.0 as usize);
-        self.finished.retain(|id, _| *id < first);
-        self.pending.retain(|id, _| *id < first);
-        self.pending_outputs.retain(|id, _| *id < first);
-        self.output_sigs.retain(|id, _| *id < first);
-        self.validated = self.validated.min(first.0 as usize);
+        self.stack.pop();
     }
 
     /// The slot of the innermost function being traced.
