@@ -36,6 +36,10 @@ impl Worker {
         Worker { config, jobs }
     }
 
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
     /// Runs one program; see [`Executor::run`].
     pub fn run(&mut self, source: &str, path: &str) -> Result<Outcome, SyntaxError> {
         self.run_in(source, path, crate::tensors::Mode::Original)

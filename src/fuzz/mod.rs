@@ -113,6 +113,15 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                                 .and_then(|_| report::atomic_write(&path, text.as_bytes()));
                         }
                     }
+                    if let outcome::Kind::Invalid { message } = &checked.kind {
+                        // A generator bug: keep the first few programs.
+                        if s.invalid < 20 {
+                            let path = options.out.join("invalid").join(format!("{:03}.py", s.invalid));
+                            let text = format!("# invalid: {message}\n# seed {} index {}\n\n{}", case.seed, case.index, case.program.source);
+                            let _ = std::fs::create_dir_all(options.out.join("invalid"))
+                                .and_then(|_| report::atomic_write(&path, text.as_bytes()));
+                        }
+                    }
                     s.record(&case, &checked, saved, started.elapsed());
                     progress(&s);
                 }

@@ -16,6 +16,8 @@ pub enum Kind {
     Refused { reason: String },
     Finding { signature: Signature, verdict: Verdict },
     Poisoned,
+    /// A mode ran out of time but finishes with a longer limit: slower, not different.
+    Slow,
     /// The generated program does not compile: a generator bug (reported as a finding kind of its own).
     Invalid { message: String },
 }
@@ -26,6 +28,10 @@ pub struct Checked {
     pub micros: u64,
 }
 
+/// How much longer than a normal run a slow mode may take before its time
+/// limit counts as a divergence (converted and staged code runs slower).
+pub const SLOW_FACTOR: u32 = 8;
+
 pub fn check_case(worker: &mut Worker, case: &Case) -> Checked {
     let started = std::time::Instant::now();
     let path = format!("fuzz-{}-{}.py", case.seed, case.index);
@@ -35,8 +41,16 @@ pub fn check_case(worker: &mut Worker, case: &Case) -> Checked {
             Verdict::Agree => Kind::Agree,
             Verdict::Refused { construct, reason, .. } => Kind::Refused { reason: reason_key(&construct, &reason) },
             Verdict::Diverged { .. } => {
-                // A finding must reproduce: run the case again.
-                match check(worker, &case.program.source, &path, MODES) {
+                // A finding must reproduce, and a mode that only ran out of
+                // time must also run out of time with a longer limit.
+                let again = if only_timed_out(&report.verdict) {
+                    let mut config = worker.config().clone();
+                    config.time_limit *= SLOW_FACTOR;
+                    check(&mut Worker::new(config), &case.program.source, &path, MODES)
+                } else {
+                    check(worker, &case.program.source, &path, MODES)
+                };
+                match again {
                     Ok(again) if again.verdict.is_finding() => {
                         let signature = Signature::of(&report.verdict, &case.program.constructs);
                         if Signature::of(&again.verdict, &case.program.constructs) == signature {
@@ -45,12 +59,26 @@ pub fn check_case(worker: &mut Worker, case: &Case) -> Checked {
                             Kind::Poisoned
                         }
                     }
-                    _ => Kind::Poisoned,
+                    Ok(again) => match again.verdict {
+                        Verdict::Refused { construct, reason, .. } => Kind::Refused { reason: reason_key(&construct, &reason) },
+                        _ if only_timed_out(&report.verdict) => Kind::Slow,
+                        _ => Kind::Poisoned,
+                    },
+                    Err(_) => Kind::Poisoned,
                 }
             }
         },
     };
     Checked { kind, micros: started.elapsed().as_micros() as u64 }
+}
+
+/// The other mode hit its time limit where the original ended.
+fn only_timed_out(verdict: &Verdict) -> bool {
+    use crate::executor::{Limit, Terminal};
+    use crate::oracle::Difference;
+    matches!(verdict, Verdict::Diverged { differences, .. } if matches!(differences.first(),
+        Some(Difference::Terminal { other: Terminal::Diverged { limit: Limit::Time | Limit::TimeInNative }, original })
+            if !matches!(original, Terminal::Diverged { .. })))
 }
 
 /// Refusals are counted by construct and the reason's first clause (names

@@ -22,8 +22,8 @@ pub fn markdown(s: &Stats) -> String {
     let mut m = String::new();
     let _ = writeln!(m, "# stagecheck fuzz run\n");
     let _ = writeln!(m, "- seed {}, families {:?}, {:.1} s", s.seed, s.families, s.elapsed.as_secs_f64());
-    let _ = writeln!(m, "- {} programs ({:.1} three-way checks/s): {} agree, {} refused, {} findings ({} new), {} poisoned by non-determinism, {} invalid",
-        s.programs, s.rate(), s.agree, s.refused, s.finding_hits, s.findings.len(), s.poisoned, s.invalid);
+    let _ = writeln!(m, "- {} programs ({:.1} three-way checks/s): {} agree, {} refused, {} findings ({} new), {} poisoned by non-determinism, {} slow (agree with an {}x time limit), {} invalid",
+        s.programs, s.rate(), s.agree, s.refused, s.finding_hits, s.findings.len(), s.poisoned, s.slow, super::outcome::SLOW_FACTOR, s.invalid);
     for (family, n) in &s.per_family {
         let _ = writeln!(m, "- {family}: {n} programs, refusal rate {:.1}%", 100.0 * s.refusal_rate(family));
     }

@@ -26,6 +26,8 @@ pub struct Stats {
     pub agree: u64,
     pub refused: u64,
     pub poisoned: u64,
+    /// A mode needed more than the time limit (agreeing with a longer one).
+    pub slow: u64,
     pub invalid: u64,
     /// New findings saved by this run.
     pub findings: Vec<Finding>,
@@ -54,6 +56,7 @@ impl Stats {
             agree: 0,
             refused: 0,
             poisoned: 0,
+            slow: 0,
             invalid: 0,
             findings: Vec::new(),
             finding_hits: 0,
@@ -83,6 +86,7 @@ impl Stats {
                 *self.refused_per_family.entry(family).or_default() += 1;
             }
             Kind::Poisoned => self.poisoned += 1,
+            Kind::Slow => self.slow += 1,
             Kind::Invalid { .. } => self.invalid += 1,
             Kind::Finding { signature, .. } => {
                 self.finding_hits += 1;

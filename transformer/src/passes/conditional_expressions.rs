@@ -6,7 +6,7 @@ use crate::context::FunctionContext;
 use ruff_python_ast::{Expr, Stmt};
 
 pub fn run(body: &mut [Stmt], cx: &FunctionContext) {
-    expressions::rewrite_outside_comprehensions(body, &|e| {
+    expressions::rewrite_thunking(body, &|e| {
         let Expr::If(i) = e else { return };
         if !thunkable(&i.body) || !thunkable(&i.orelse) {
             return;

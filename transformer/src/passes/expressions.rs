@@ -10,21 +10,26 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 /// Applies `rewrite` to every expression of `body`, innermost first.
 pub fn rewrite(body: &mut [Stmt], rewrite: &dyn Fn(&mut Expr)) {
-    let w = Walker { rewrite, comprehensions: true };
+    let w = Walker { rewrite, comprehensions: true, finally: true };
     for s in body {
         w.visit_stmt(s);
     }
 }
 
-/// Like [`rewrite`], but inside comprehensions only the first iterable (the
-/// part evaluated in the function's own scope). For the passes that make
-/// lambdas: RustPython 0.5's compiler fails on some comprehensions holding
-/// lambdas (`[g(lambda: c) for c in x if h(lambda: 8, lambda: c)]`: "the
-/// symbol 'c' must be present in the symbol table"; CPython compiles it),
-/// and a comprehension is a scope of its own that needs no conversion to
-/// keep its meaning.
-pub fn rewrite_outside_comprehensions(body: &mut [Stmt], rewrite: &dyn Fn(&mut Expr)) {
-    let w = Walker { rewrite, comprehensions: false };
+/// Like [`rewrite`], for the passes that make lambdas, around two bugs of
+/// RustPython 0.5's compiler (CPython compiles both):
+/// - some comprehensions holding lambdas fail (`[g(lambda: c) for c in x if
+///   h(lambda: 8, lambda: c)]`: "the symbol 'c' must be present in the
+///   symbol table"): inside comprehensions only the first iterable (the part
+///   evaluated in the function's own scope) is rewritten; a comprehension is
+///   a scope of its own that needs no conversion to keep its meaning;
+/// - nested scopes in `finally` blocks fail in several ways (any nested
+///   scope when the `try` returns, breaks or continues; a lambda after a
+///   nested comprehension always: "no symbol table available", "the symbol
+///   'ag__' must be present in the symbol table"): `finally` blocks are left
+///   as written (Python's own lazy operators there keep their meaning).
+pub fn rewrite_thunking(body: &mut [Stmt], rewrite: &dyn Fn(&mut Expr)) {
+    let w = Walker { rewrite, comprehensions: false, finally: false };
     for s in body {
         w.visit_stmt(s);
     }
@@ -52,8 +57,9 @@ pub fn thunkable(e: &Expr) -> bool {
 
 struct Walker<'a> {
     rewrite: &'a dyn Fn(&mut Expr),
-    /// Whether to walk comprehension bodies (see `rewrite_outside_comprehensions`).
+    /// Whether to walk comprehension bodies and `finally` blocks (see `rewrite_thunking`).
     comprehensions: bool,
+    finally: bool,
 }
 
 impl Transformer for Walker<'_> {
@@ -115,6 +121,16 @@ impl Transformer for Walker<'_> {
                 }
                 self.visit_body(&mut w.body);
             }
+            Stmt::Try(t) if !self.finally => {
+                self.visit_body(&mut t.body);
+                for ast::ExceptHandler::ExceptHandler(h) in &mut t.handlers {
+                    if let Some(e) = &mut h.type_ {
+                        self.visit_expr(e);
+                    }
+                    self.visit_body(&mut h.body);
+                }
+                self.visit_body(&mut t.orelse);
+            }
             Stmt::TypeAlias(_) => {}
             _ => walk_stmt(self, stmt),
         }
@@ -163,4 +179,33 @@ impl Walker<'_> {
             other => self.visit_expr(other),
         }
     }
+}
+
+/// Whether `body` holds a nested scope of the user's (a def, class, lambda
+/// or comprehension), where RustPython's compiler cannot take more in a
+/// `finally` (see [`rewrite_thunking`]).
+pub fn has_nested_scope(body: &[Stmt]) -> bool {
+    use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
+    struct V(bool);
+    impl Visitor<'_> for V {
+        fn visit_stmt(&mut self, s: &Stmt) {
+            if matches!(s, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                self.0 = true;
+            } else if !self.0 {
+                walk_stmt(self, s);
+            }
+        }
+        fn visit_expr(&mut self, e: &Expr) {
+            if matches!(e, Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_)) {
+                self.0 = true;
+            } else if !self.0 {
+                walk_expr(self, e);
+            }
+        }
+    }
+    let mut v = V(false);
+    for st in body {
+        v.visit_stmt(st);
+    }
+    v.0
 }

@@ -21,7 +21,7 @@ fn take(x: &mut Expr) -> Expr {
 
 pub fn run(body: &mut [Stmt], cx: &FunctionContext) {
     let tests = test_contexts(body);
-    expressions::rewrite_outside_comprehensions(body, &|e| match e {
+    expressions::rewrite_thunking(body, &|e| match e {
         Expr::BoolOp(b) if b.values.iter().all(thunkable) => {
             let op = cx.op(if b.op == BoolOp::And { "and_" } else { "or_" });
             let in_test = tests.contains(&b.range);
