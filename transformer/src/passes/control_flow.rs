@@ -51,8 +51,14 @@ fn block(body: &mut Vec<Stmt>, live_out: &Names, cx: &mut FunctionContext) {
         match stmt {
             Stmt::If(s) => if_stmt(s, &out, cx, body),
             Stmt::While(_) | Stmt::For(ast::StmtFor { is_async: false, .. }) => {
-                // Everything the loop reads, its test and iterable included.
-                let uses = Activity::of_stmt(&stmt).uses();
+                // Everything the loop reads, its test and iterable included,
+                // and the flags its extra test will read (`break_`,
+                // `do_return`): they are loop state even where no statement
+                // of the body reads them (a `break` as its last statement).
+                let mut uses = Activity::of_stmt(&stmt).uses();
+                if let Some(flags) = cx.extra_tests.get(&stmt.range()) {
+                    uses.extend(flags.iter().map(|f| ruff_python_ast::name::Name::from(f.as_str())));
+                }
                 match stmt {
                     Stmt::While(s) => while_stmt(s, uses, &out, cx, body),
                     Stmt::For(s) => for_stmt(s, uses, &out, cx, body),
