@@ -68,7 +68,19 @@ fn block(body: &mut Vec<Stmt>, live_out: &Names, cx: &mut FunctionContext) {
             mut other => {
                 let mut inner = out.clone();
                 inner.extend(Activity::of_stmt(&other).uses());
+                // A `finally` holding a nested scope of the user's stays as
+                // written: RustPython's compiler cannot take the functions
+                // this pass would add there (see expressions::rewrite_thunking).
+                let keep = match &mut other {
+                    Stmt::Try(t) if super::expressions::has_user_scope(&t.finalbody, &|n| cx.namer.is_generated(n)) => {
+                        Some(std::mem::take(&mut t.finalbody))
+                    }
+                    _ => None,
+                };
                 blocks::for_each_block_vec(&mut other, &mut |b| block(b, &inner, cx));
+                if let (Stmt::Try(t), Some(finalbody)) = (&mut other, keep) {
+                    t.finalbody = finalbody;
+                }
                 body.push(other);
             }
         }

@@ -182,28 +182,31 @@ impl Walker<'_> {
 }
 
 /// Whether `body` holds a nested scope of the user's (a def, class, lambda
-/// or comprehension), where RustPython's compiler cannot take more in a
-/// `finally` (see [`rewrite_thunking`]).
-pub fn has_nested_scope(body: &[Stmt]) -> bool {
+/// or comprehension the program wrote, not one the converter made), where
+/// RustPython's compiler cannot take more in a `finally` (see
+/// [`rewrite_thunking`]).
+pub fn has_user_scope(body: &[Stmt], is_generated: &dyn Fn(&str) -> bool) -> bool {
     use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
-    struct V(bool);
-    impl Visitor<'_> for V {
+    struct V<'a>(bool, &'a dyn Fn(&str) -> bool);
+    impl Visitor<'_> for V<'_> {
         fn visit_stmt(&mut self, s: &Stmt) {
-            if matches!(s, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-                self.0 = true;
-            } else if !self.0 {
-                walk_stmt(self, s);
+            match s {
+                Stmt::FunctionDef(f) if !(self.1)(f.name.as_str()) => self.0 = true,
+                Stmt::ClassDef(_) => self.0 = true,
+                _ if !self.0 => walk_stmt(self, s),
+                _ => {}
             }
         }
         fn visit_expr(&mut self, e: &Expr) {
-            if matches!(e, Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_)) {
-                self.0 = true;
-            } else if !self.0 {
-                walk_expr(self, e);
+            match e {
+                Expr::Lambda(l) if !crate::ast_build::is_generated_lambda(l) => self.0 = true,
+                Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => self.0 = true,
+                _ if !self.0 => walk_expr(self, e),
+                _ => {}
             }
         }
     }
-    let mut v = V(false);
+    let mut v = V(false, is_generated);
     for st in body {
         v.visit_stmt(st);
     }
