@@ -88,7 +88,10 @@ impl Executor {
                     .items_vec()
                     .into_iter()
                     .filter(|(k, _)| !initial.iter().any(|i| i.is(k)))
-                    .map(|(k, v)| (str_of(&k), renderer.render(&v)))
+                    .map(|(k, v)| (str_of(&k), v))
+                    // The warnings machinery's bookkeeping, not the program's.
+                    .filter(|(k, _)| k != "__warningregistry__")
+                    .map(|(k, v)| (k, renderer.render(&v)))
                     .collect();
                 scope.globals.clear();
                 self.snapshot.restore(vm);

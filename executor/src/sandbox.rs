@@ -94,6 +94,21 @@ pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool)
 
 fn confine(vm: &VirtualMachine, recursion_limit: usize, debug_panic: bool) -> PyResult<()> {
     crate::guards::install(vm);
+    // Warnings are ignored: their text names a line, which differs between a
+    // program and its conversion, and shows once per line (found by the
+    // fuzzer: a DeprecationWarning in one mode's output only). Programs
+    // cannot import `warnings` to change this.
+    let filters = &vm.state.warnings.filters;
+    let ignore = vm.ctx.new_tuple(vec![
+        vm.ctx.new_str("ignore").into(),
+        vm.ctx.none(),
+        vm.ctx.exceptions.warning.to_owned().into(),
+        vm.ctx.none(),
+        vm.ctx.new_int(0).into(),
+    ]);
+    filters.borrow_vec_mut().clear();
+    filters.borrow_vec_mut().push(ignore.into());
+    vm.state.warnings.filters_mutated();
     let io = rustpython_vm::import::import_builtin(vm, "_stagecheck_io")?;
     for name in ["stdout", "stderr", "__stdout__", "__stderr__"] {
         vm.sys_module.set_attr(name, io.clone(), vm)?;
