@@ -112,14 +112,6 @@ fn convert_body(
     }
     let prologue = functions::prologue_end(body);
     if cx.convert_statements {
-        let generated = |n: &str| cx.namer.is_generated(n);
-        if let Some(range) = expressions::kept_finally_unbound_read(body, &cx.unbound, &generated) {
-            return Err(Refusal {
-                offset: range.start(),
-                construct: "finally",
-                reason: "a finally block holding a def, lambda or comprehension, inside converted control flow, reads a local that may be unbound: RustPython cannot compile it converted, and unconverted the read would raise NameError instead of UnboundLocalError".into(),
-            });
-        }
         break_statements::run(body, &mut cx)?;
     }
     if cx.thunks {
@@ -136,6 +128,16 @@ fn convert_body(
         logical_expressions::run(body, &cx);
     }
     if cx.convert_statements {
+        // After the exits are lowered: their guards (`if not do_return:`)
+        // also move a `finally` into a nested function.
+        let generated = |n: &str| cx.namer.is_generated(n);
+        if let Some(range) = expressions::kept_finally_unbound_read(body, &cx.unbound, &generated) {
+            return Err(Refusal {
+                offset: range.start(),
+                construct: "finally",
+                reason: "a finally block holding a def, lambda or comprehension, inside converted control flow, reads a local that may be unbound: RustPython cannot compile it converted, and unconverted the read would raise NameError instead of UnboundLocalError".into(),
+            });
+        }
         control_flow::run(body, &mut cx);
     }
     variables::run(body, &cx, prologue);
