@@ -27,7 +27,6 @@
 use crate::analysis::activity::Activity;
 use crate::analysis::{liveness, Names};
 use crate::ast_build::{self, identifiers, string, thunk, Sub};
-use crate::blocks;
 use crate::context::FunctionContext;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
@@ -69,18 +68,9 @@ fn block(body: &mut Vec<Stmt>, live_out: &Names, cx: &mut FunctionContext) {
                 let mut inner = out.clone();
                 inner.extend(Activity::of_stmt(&other).uses());
                 // A `finally` holding a nested scope of the user's stays as
-                // written: RustPython's compiler cannot take the functions
-                // this pass would add there (see expressions::rewrite_thunking).
-                let keep = match &mut other {
-                    Stmt::Try(t) if super::expressions::has_user_scope(&t.finalbody, &|n| cx.namer.is_generated(n)) => {
-                        Some(std::mem::take(&mut t.finalbody))
-                    }
-                    _ => None,
-                };
-                blocks::for_each_block_vec(&mut other, &mut |b| block(b, &inner, cx));
-                if let (Stmt::Try(t), Some(finalbody)) = (&mut other, keep) {
-                    t.finalbody = finalbody;
-                }
+                // written (passes/kept.rs).
+                let keep = super::kept::keeps_finally(&other, cx);
+                super::kept::for_each_converted_block_vec(&mut other, keep, &mut |b| block(b, &inner, cx));
                 body.push(other);
             }
         }

@@ -32,6 +32,7 @@ pub mod control_flow;
 mod exits;
 pub mod expressions;
 pub mod functions;
+pub mod kept;
 pub mod logical_expressions;
 pub mod return_statements;
 pub mod slices;
