@@ -27,8 +27,7 @@ pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) -> Result<(), Refusal
     let mut out = Vec::with_capacity(body.len());
     for mut stmt in std::mem::take(body) {
         let mut result = Ok(());
-        let keep = super::kept::keeps_finally(&stmt, cx);
-        super::kept::for_each_converted_block_vec(&mut stmt, keep, &mut |b| {
+        blocks::for_each_block_vec(&mut stmt, &mut |b| {
             if result.is_ok() {
                 result = run(b, cx);
             }

@@ -13,8 +13,7 @@ use ruff_text_size::Ranged;
 pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) -> Result<(), Refusal> {
     for stmt in body.iter_mut() {
         let mut result = Ok(());
-        let keep = super::kept::keeps_finally(stmt, cx);
-        super::kept::for_each_converted_block_vec(stmt, keep, &mut |b| {
+        blocks::for_each_block_vec(stmt, &mut |b| {
             if result.is_ok() {
                 result = run(b, cx);
             }

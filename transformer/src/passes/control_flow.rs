@@ -27,6 +27,7 @@
 use crate::analysis::activity::Activity;
 use crate::analysis::{liveness, Names};
 use crate::ast_build::{self, identifiers, string, thunk, Sub};
+use crate::blocks;
 use crate::context::FunctionContext;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
@@ -67,10 +68,7 @@ fn block(body: &mut Vec<Stmt>, live_out: &Names, cx: &mut FunctionContext) {
             mut other => {
                 let mut inner = out.clone();
                 inner.extend(Activity::of_stmt(&other).uses());
-                // A `finally` holding a nested scope of the user's stays as
-                // written (passes/kept.rs).
-                let keep = super::kept::keeps_finally(&other, cx);
-                super::kept::for_each_converted_block_vec(&mut other, keep, &mut |b| block(b, &inner, cx));
+                blocks::for_each_block_vec(&mut other, &mut |b| block(b, &inner, cx));
                 body.push(other);
             }
         }

@@ -213,60 +213,12 @@ pub fn has_user_scope(body: &[Stmt], is_generated: &dyn Fn(&str) -> bool) -> boo
     v.0
 }
 
-/// The first read of a maybe-unbound local (`unbound`: read ranges) inside
-/// a `finally` that holds a user scope and sits in control flow the
-/// converter moves into nested functions. Such a block stays as written
-/// (RustPython cannot compile it converted), and a read there from inside a
-/// nested function would raise NameError where the original raises
-/// UnboundLocalError: the converter refuses the function instead.
-pub fn kept_finally_unbound_read(
-    body: &[Stmt],
-    unbound: &std::collections::HashSet<ruff_text_size::TextRange>,
-    is_generated: &dyn Fn(&str) -> bool,
-) -> Option<ruff_text_size::TextRange> {
-    use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
-    struct Reads<'a>(&'a std::collections::HashSet<ruff_text_size::TextRange>, Option<ruff_text_size::TextRange>);
-    impl Visitor<'_> for Reads<'_> {
-        fn visit_stmt(&mut self, s: &Stmt) {
-            if self.1.is_none() && !matches!(s, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-                walk_stmt(self, s);
-            }
-        }
-        fn visit_expr(&mut self, e: &Expr) {
-            if let Expr::Name(n) = e {
-                if self.0.contains(&n.range) && self.1.is_none() {
-                    self.1 = Some(n.range);
-                }
-            }
-            walk_expr(self, e);
-        }
-    }
-    fn walk(body: &[Stmt], in_flow: bool, cx: &mut (&std::collections::HashSet<ruff_text_size::TextRange>, &dyn Fn(&str) -> bool, Option<ruff_text_size::TextRange>)) {
-        for s in body {
-            if cx.2.is_some() {
-                return;
-            }
-            if let Stmt::Try(t) = s {
-                if in_flow && has_user_scope(&t.finalbody, cx.1) {
-                    let mut r = Reads(cx.0, None);
-                    for st in &t.finalbody {
-                        r.visit_stmt(st);
-                    }
-                    if r.1.is_some() {
-                        cx.2 = r.1;
-                        return;
-                    }
-                }
-            }
-            let flow = in_flow || matches!(s, Stmt::If(_) | Stmt::While(_) | Stmt::For(_));
-            if !matches!(s, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-                for b in crate::blocks::blocks(s) {
-                    walk(b, flow, cx);
-                }
-            }
-        }
-    }
-    let mut cx = (unbound, is_generated, None);
-    walk(body, false, &mut cx);
-    cx.2
+/// Whether the function's own statements (not nested functions') hold a
+/// `try` whose `finally` holds a user scope (see `passes::convert_body`).
+pub fn has_scoped_finally(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::FunctionDef(_) | Stmt::ClassDef(_) => false,
+        Stmt::Try(t) if has_user_scope(&t.finalbody, &|_| false) => true,
+        other => crate::blocks::blocks(other).into_iter().any(has_scoped_finally),
+    })
 }

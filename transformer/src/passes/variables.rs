@@ -64,15 +64,6 @@ impl Transformer for Loads<'_, '_> {
                 self.nested(true, || self.visit_body(&mut f.body));
             }
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-            // A `finally` holding a nested scope stays as written (a
-            // RustPython compiler bug: see expressions::rewrite_thunking).
-            Stmt::Try(t) if super::expressions::has_user_scope(&t.finalbody, &|n| self.cx.namer.is_generated(n)) => {
-                self.visit_body(&mut t.body);
-                for ast::ExceptHandler::ExceptHandler(h) in &mut t.handlers {
-                    self.visit_body(&mut h.body);
-                }
-                self.visit_body(&mut t.orelse);
-            }
             _ => walk_stmt(self, stmt),
         }
     }
