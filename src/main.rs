@@ -79,32 +79,35 @@ enum Command {
     ///
     /// Exit status: 0 when the run found nothing new, 1 when it saved new
     /// findings, 2 on bad usage.
-    Fuzz {
-        /// How long to run: 90, 90s, 10m, 1h.
-        #[arg(long, default_value = "60s")]
-        time: String,
-        /// The run's seed: program i of seed s is always the same program.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Worker threads, each with its own interpreter.
-        #[arg(long, default_value_t = 1)]
-        jobs: usize,
-        /// Program families: plain (Python), tensor (@sc.function programs) or both.
-        #[arg(long, default_value = "both")]
-        family: String,
-        /// The report directory (default: reports/<UTC timestamp>).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Stop after this many programs.
-        #[arg(long)]
-        programs: Option<u64>,
-        /// Stop at the first new finding (planted-bug tests, bisecting).
-        #[arg(long)]
-        stop_at_first: bool,
-        /// Wall-clock limit of each run, in seconds.
-        #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
-        time_limit: f64,
-    },
+    Fuzz(FuzzArgs),
+}
+
+#[derive(clap::Args)]
+struct FuzzArgs {
+    /// How long to run: 90, 90s, 10m, 1h.
+    #[arg(long, default_value = "60s")]
+    time: String,
+    /// The run's seed: program i of seed s is always the same program.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Worker threads, each with its own interpreter.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// Program families: plain (Python), tensor (@sc.function programs) or both.
+    #[arg(long, default_value = "both")]
+    family: String,
+    /// The report directory (default: reports/<UTC timestamp>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Stop after this many programs.
+    #[arg(long)]
+    programs: Option<u64>,
+    /// Stop at the first new finding (planted-bug tests, bisecting).
+    #[arg(long)]
+    stop_at_first: bool,
+    /// Wall-clock limit of each run, in seconds.
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+    time_limit: f64,
 }
 
 #[derive(Subcommand)]
@@ -128,9 +131,7 @@ fn main() -> ExitCode {
         Command::Convert { file, map } => convert(&file, map),
         Command::Corpus { action: CorpusAction::Replay { dir } } => corpus_replay(&dir),
         Command::Check { file, modes, json, time_limit } => check_cmd(&file, &modes, json, time_limit),
-        Command::Fuzz { time, seed, jobs, family, out, programs, stop_at_first, time_limit } => {
-            fuzz_cmd(&time, seed, jobs, &family, out, programs, stop_at_first, time_limit)
-        }
+        Command::Fuzz(args) => fuzz_cmd(args),
     };
     match result {
         Ok(code) => code,
@@ -141,17 +142,10 @@ fn main() -> ExitCode {
     }
 }
 
-fn fuzz_cmd(
-    time: &str,
-    seed: u64,
-    jobs: usize,
-    family: &str,
-    out: Option<PathBuf>,
-    programs: Option<u64>,
-    stop_at_first: bool,
-    time_limit: f64,
-) -> Result<ExitCode, InputError> {
+fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
     use stagecheck::fuzz::{self, Families};
+    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit } = args;
+    let (time, family) = (time.as_str(), family.as_str());
     let time = fuzz::parse_duration(time).ok_or_else(|| InputError(format!("--time: not a duration: {time:?} (try 90s, 10m, 1h)")))?;
     let families = match family {
         "plain" => Families::Plain,
@@ -169,7 +163,8 @@ fn fuzz_cmd(
         jobs,
         families,
         out: out.clone(),
-        exec: config(time_limit, 512)?,
+        // The fuzz loop never shows graphs: do not print them per run.
+        exec: Config { keep_graph: false, ..config(time_limit, 512)? },
         max_programs: programs,
         stop_at_first,
     };

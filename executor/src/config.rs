@@ -18,6 +18,9 @@ pub struct Config {
     pub allowed_modules: Vec<String>,
     /// Exposes `__stagecheck_panic__()` to programs (tests of crash handling only).
     pub debug_panic: bool,
+    /// Prints the traced graphs into each outcome (`Outcome::graph`; default
+    /// true). The fuzz loop, which never reads them, turns it off.
+    pub keep_graph: bool,
 }
 
 impl Default for Config {
@@ -29,6 +32,7 @@ impl Default for Config {
             stdout_limit: 1 << 20,
             allowed_modules: crate::sandbox::DEFAULT_ALLOWED.iter().map(|s| s.to_string()).collect(),
             debug_panic: false,
+            keep_graph: true,
         }
     }
 }

@@ -108,7 +108,8 @@ impl Executor {
         };
         drop(budget);
         let (stdout, stdout_truncated) = capture::take();
-        Ok(Outcome { terminal, stdout, stdout_truncated, globals, micros, graph: crate::tensors::graph_text() })
+        let graph = if self.config.keep_graph { crate::tensors::graph_text() } else { String::new() };
+        Ok(Outcome { terminal, stdout, stdout_truncated, globals, micros, graph })
     }
 
     /// A panic unwound through the VM: its state is no longer trusted.

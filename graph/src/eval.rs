@@ -24,10 +24,8 @@ use crate::dtype::DType;
 pub fn eval(op: &Op, inputs: &[&Tensor]) -> Result<Tensor, OpError> {
     let sigs: Vec<(DType, &[usize])> = inputs.iter().map(|t| (t.dtype(), t.shape())).collect();
     let (dtype, shape) = infer_sig(op, &sigs)?;
-    match op {
-        Op::Identity => return Ok(inputs[0].clone()),
-        Op::Cast { dtype } if *dtype == inputs[0].dtype() => return Ok(inputs[0].clone()),
-        _ => {}
+    if let Some(same) = unchanged(op, inputs) {
+        return Ok(same);
     }
     let data = compute(op, inputs, &shape)?;
     if data.dtype() != dtype || !same_shape(data.shape(), &shape) {
@@ -45,12 +43,19 @@ pub fn eval(op: &Op, inputs: &[&Tensor]) -> Result<Tensor, OpError> {
 /// graph executor's plan, from a validated graph): the same kernels, without
 /// checking the inputs again.
 pub(crate) fn eval_planned(op: &Op, inputs: &[&Tensor], shape: &[usize]) -> Result<Tensor, OpError> {
-    match op {
-        Op::Identity => return Ok(inputs[0].clone()),
-        Op::Cast { dtype } if *dtype == inputs[0].dtype() => return Ok(inputs[0].clone()),
-        _ => {}
+    if let Some(same) = unchanged(op, inputs) {
+        return Ok(same);
     }
     Ok(Tensor::new(compute(op, inputs, shape)?))
+}
+
+/// The input itself, for the ops that return it unchanged (no copy).
+fn unchanged(op: &Op, inputs: &[&Tensor]) -> Option<Tensor> {
+    match op {
+        Op::Identity => Some(inputs[0].clone()),
+        Op::Cast { dtype } if *dtype == inputs[0].dtype() => Some(inputs[0].clone()),
+        _ => None,
+    }
 }
 
 fn mismatch(op: &Op) -> OpError {

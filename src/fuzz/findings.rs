@@ -12,7 +12,7 @@ use super::case::Case;
 use super::outcome::Checked;
 use super::signature::Signature;
 use std::collections::HashSet;
-use std::io::Write;
+use super::report::write_synced;
 use std::path::{Path, PathBuf};
 
 pub struct Store {
@@ -70,10 +70,4 @@ impl Store {
         self.known.insert(id);
         Ok(Some(dest))
     }
-}
-
-fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = std::fs::File::create(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
 }

@@ -21,7 +21,7 @@ use crate::modes::Mode;
 use stagecheck_generator::Family;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Which generator families a run draws from.
@@ -39,7 +39,7 @@ impl Families {
         match self {
             Families::Plain => Family::Plain,
             Families::Tensor => Family::Tensor,
-            Families::Both if index % 2 == 0 => Family::Plain,
+            Families::Both if index.is_multiple_of(2) => Family::Plain,
             Families::Both => Family::Tensor,
         }
     }
@@ -72,8 +72,7 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let started = Instant::now();
-    let store = findings::Store::open(&options.out.join("findings"))?;
-    let store = Arc::new(Mutex::new(store));
+    let store = Mutex::new(findings::Store::open(&options.out.join("findings"))?);
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {
             scope.spawn(|| {
@@ -103,24 +102,16 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                         stop.store(true, Ordering::Relaxed);
                     }
                     let mut s = stats.lock().expect("stats");
-                    if let outcome::Kind::Refused { reason } = &checked.kind {
+                    match &checked.kind {
                         // The first program of each refusal reason, for review.
-                        if !s.refusals.contains_key(reason) {
-                            let n = s.refusals.len();
-                            let path = options.out.join("refusals").join(format!("{n:03}.py"));
-                            let text = format!("# refused: {reason}\n# seed {} index {}\n\n{}", case.seed, case.index, case.program.source);
-                            let _ = std::fs::create_dir_all(options.out.join("refusals"))
-                                .and_then(|_| report::atomic_write(&path, text.as_bytes()));
+                        outcome::Kind::Refused { reason } if !s.refusals.contains_key(reason) => {
+                            keep_example(&options.out, "refused", s.refusals.len(), reason, &case)
                         }
-                    }
-                    if let outcome::Kind::Invalid { message } = &checked.kind {
-                        // A generator bug: keep the first few programs.
-                        if s.invalid < 20 {
-                            let path = options.out.join("invalid").join(format!("{:03}.py", s.invalid));
-                            let text = format!("# invalid: {message}\n# seed {} index {}\n\n{}", case.seed, case.index, case.program.source);
-                            let _ = std::fs::create_dir_all(options.out.join("invalid"))
-                                .and_then(|_| report::atomic_write(&path, text.as_bytes()));
+                        // Programs RustPython cannot compile as written: the first few.
+                        outcome::Kind::Invalid { message } if s.invalid < 20 => {
+                            keep_example(&options.out, "invalid", s.invalid as usize, message, &case)
                         }
+                        _ => {}
                     }
                     s.record(&case, &checked, saved, started.elapsed());
                     progress(&s);
@@ -131,6 +122,15 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
     let mut stats = stats.into_inner().expect("stats");
     stats.elapsed = started.elapsed();
     Ok(stats)
+}
+
+/// Keeps a program for review as `<out>/<dir>/<n>.py` (`refused` programs
+/// go to `refusals/`), headed by why; best effort: a write that fails loses
+/// an example, never the run.
+fn keep_example(out: &std::path::Path, kind: &str, n: usize, why: &str, case: &case::Case) {
+    let dir = out.join(if kind == "refused" { "refusals" } else { kind });
+    let text = format!("# {kind}: {why}\n# seed {} index {}\n\n{}", case.seed, case.index, case.program.source);
+    let _ = std::fs::create_dir_all(&dir).and_then(|_| report::atomic_write(&dir.join(format!("{n:03}.py")), text.as_bytes()));
 }
 
 /// `90`, `90s`, `10m`, `1h`, `1.5m`.

@@ -18,7 +18,8 @@ pub enum Kind {
     Poisoned,
     /// A mode ran out of time but finishes with a longer limit: slower, not different.
     Slow,
-    /// The generated program does not compile: a generator bug (reported as a finding kind of its own).
+    /// The generated program does not compile in RustPython (its compiler's
+    /// bugs with nested scopes, or a generator bug): counted, kept for review.
     Invalid { message: String },
 }
 

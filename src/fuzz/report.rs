@@ -49,11 +49,17 @@ pub fn markdown(s: &Stats) -> String {
     m
 }
 
+/// Writes `path` whole or not at all: a synced temporary file renamed over it.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
     let tmp = path.with_extension("tmp");
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
+    write_synced(&tmp, bytes)?;
     std::fs::rename(tmp, path)
+}
+
+/// Writes `path` and waits until its bytes are on disk.
+pub fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::File::create(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
 }

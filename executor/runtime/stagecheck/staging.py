@@ -117,8 +117,7 @@ def _traced(label, params, fn):
     _SideEffects.depth += 1
     saved_check = _dispatch.call_check
     _dispatch.call_check = check_side_effect
-    # try/finally, not except-and-reraise: RustPython's bare `raise` drops
-    # the inner frames, and the error must name the program's line.
+    # Any exception aborts the trace and goes on unchanged.
     done = False
     try:
         result, outputs = fn([Tensor(h) for h in handles])
@@ -258,14 +257,14 @@ def _and_tensor(a, b):
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
-    def more(extra_ok):
+    def more():
         if extra_test is None:
             return None
         ok = extra_test()
         return ok if isinstance(ok, Tensor) else _t.constant(bool(ok))
 
     if isinstance(iter_, SymbolicRange):
-        start = _t.convert_to_tensor(iter_.start) if isinstance(iter_.start, Tensor) else _t.constant(iter_.start)
+        start = _t.constant(iter_.start)
         limit, delta = iter_.limit, iter_.delta
         dt = start.dtype
         python_delta = delta if type(delta) in (int, float) else None
@@ -281,7 +280,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
                 going = (i < limit) if python_delta > 0 else (i > limit)
             else:
                 going = ((delta > 0) & (i < limit)) | ((delta < 0) & (i > limit))
-            return _and_tensor(going, more(None))
+            return _and_tensor(going, more())
 
         def step(extra):
             body(extra[0])
@@ -295,7 +294,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
     n = _t.constant(shape[0])
 
     def test(extra):
-        return _and_tensor(extra[0] < n, more(None))
+        return _and_tensor(extra[0] < n, more())
 
     def step(extra):
         i = extra[0]
@@ -528,11 +527,13 @@ class Function:
             return self.python_function(*args, **kwargs)
         return self._staged_call(args, kwargs)
 
-    def _captured(self):
-        """(kind, key, tensor) for every tensor the function reads from its
-        globals or closure cells, read now."""
+    def _reads(self):
+        """What the function reads from its globals and closure cells, read
+        now, in one pass: (kind, key, tensor) for every tensor (a trace input,
+        read again at every call), and the Python scalars as (key, type name,
+        value) for the cache key (a trace bakes them in, so rebinding one
+        must retrace; TensorFlow would silently reuse the stale graph)."""
         f = self.python_function
-        found = []
         g = f.__globals__
         if self._names is None:
             # The global names the code may read whose values can matter to
@@ -541,46 +542,23 @@ class Function:
             # rebound later to a tensor is not seen (documented limit).
             names = sorted(_code_names(f.__code__, set()))
             self._names = [n for n in names if n not in g or isinstance(g[n], Tensor) or type(g[n]) in _SCALARS]
-        for name in self._names:
-            v = g.get(name)
-            if isinstance(v, Tensor):
-                found.append(('global', name, v))
+        values = [('global', name, g.get(name)) for name in self._names]
         for i, cell in enumerate(f.__closure__ or ()):
             try:
-                v = cell.cell_contents
+                values.append(('cell', i, cell.cell_contents))
             except ValueError:
                 continue
-            if isinstance(v, Tensor):
-                found.append(('cell', i, v))
-        return found
-
-    def _python_guards(self):
-        """The Python scalars the function reads from globals and cells, as
-        part of the cache key: a trace bakes them in, so rebinding one must
-        retrace (TensorFlow would silently reuse the stale graph)."""
-        f = self.python_function
-        g = f.__globals__
-        guards = []
-        for name in self._names:
-            v = g.get(name)
-            if type(v) in _SCALARS:
-                guards.append((name, type(v).__name__, v))
-        for i, cell in enumerate(f.__closure__ or ()):
-            try:
-                v = cell.cell_contents
-            except ValueError:
-                continue
-            if type(v) in _SCALARS:
-                guards.append((i, type(v).__name__, v))
-        return guards
+        tensors = [(kind, k, v) for kind, k, v in values if isinstance(v, Tensor)]
+        guards = [(k, type(v).__name__, v) for kind, k, v in values if type(v) in _SCALARS]
+        return tensors, guards
 
     def _staged_call(self, args, kwargs):
         arguments = _Tensors((args, sorted(kwargs.items())))
-        captured = self._captured()
+        captured, guards = self._reads()
         key_parts = [self._key(arguments.template)]
         key_parts.extend((kind, k, _signature(t)) for kind, k, t in captured)
         key_parts.extend(_signature(t) for t in arguments.tensors)
-        key_parts.append(self._python_guards())
+        key_parts.append(guards)
         key = repr(key_parts)
         handles = [t._h for t in arguments.tensors] + [t._h for _, _, t in captured]
         entry = self._cache.get(key)

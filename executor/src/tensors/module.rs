@@ -186,13 +186,10 @@ pub(crate) mod _stagecheck_tensor {
     }
 
     #[pyfunction]
-    fn format(h: PyRef<Handle>, vm: &VirtualMachine) -> PyResult<String> {
+    fn format(h: PyRef<Handle>) -> String {
         match &h.input {
-            Input::Eager(t) => Ok(t.to_string()),
-            Input::Symbolic(s) => {
-                let _ = vm;
-                Ok(format!("<symbolic {} {:?}>", s.dtype, s.shape))
-            }
+            Input::Eager(t) => t.to_string(),
+            Input::Symbolic(s) => format!("<symbolic {} {:?}>", s.dtype, s.shape),
         }
     }
 
@@ -240,11 +237,6 @@ pub(crate) mod _stagecheck_tensor {
     #[pyfunction]
     fn trace_abort() {
         TRACER.with(|t| t.borrow_mut().abort());
-    }
-
-    #[pyfunction]
-    fn tracing() -> bool {
-        TRACER.with(|t| t.borrow().tracing())
     }
 
     #[pyfunction]
@@ -296,11 +288,5 @@ pub(crate) mod _stagecheck_tensor {
             };
             Ok(vm.ctx.new_list(outs.into_iter().map(|o| handle(Input::Eager(o)).into_pyobject(vm)).collect()).into())
         })
-    }
-
-    /// Every function traced in this run, as S-expressions.
-    #[pyfunction]
-    fn graph_text() -> String {
-        TRACER.with(|t| t.borrow().library.to_string())
     }
 }

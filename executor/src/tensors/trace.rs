@@ -307,7 +307,7 @@ impl Tracer {
             for s in &then_caps {
                 front.push(b.loose_param(s.dtype, s.shape.clone()));
             }
-            front.extend(b.param_order.drain(..));
+            front.append(&mut b.param_order);
             b.param_order = front;
         }
         self.close_pending(then_fn);

@@ -242,7 +242,8 @@ fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut Fun
         Some(extra) => conjunction(vec![extra, *s.test], cx),
         None => *s.test,
     };
-    let (mut defs, get, set) = state_functions(&sorted(&state), origin, cx);
+    let names = sorted(&state);
+    let (mut defs, get, set) = state_functions(&names, origin, cx);
     let loop_test = cx.namer.new_name("loop_test");
     let loop_body = cx.namer.new_name("loop_body");
     let test_body = vec![ast_build::stmt("return X", origin, vec![("X", Sub::Expr(test))])];
@@ -255,7 +256,7 @@ fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut Fun
         ("BODY", Sub::Name(loop_body)),
         ("GET", Sub::Name(get)),
         ("SET", Sub::Name(set)),
-        ("NAMES", Sub::Expr(symbol_names(&sorted(&state)))),
+        ("NAMES", Sub::Expr(symbol_names(&names))),
     ]));
 }
 
@@ -273,7 +274,8 @@ fn for_stmt(mut s: ast::StmtFor, uses: Names, live_out: &Names, cx: &mut Functio
     let mut inner = live_out.clone();
     inner.extend(uses);
     block(&mut body, &inner, cx);
-    let (mut defs, get, set) = state_functions(&sorted(&state), origin, cx);
+    let names = sorted(&state);
+    let (mut defs, get, set) = state_functions(&names, origin, cx);
     let extra = match extra_test(origin, cx) {
         Some(test) => {
             let name = cx.namer.new_name("extra_test");
@@ -293,7 +295,7 @@ fn for_stmt(mut s: ast::StmtFor, uses: Names, live_out: &Names, cx: &mut Functio
         ("BODY", Sub::Name(loop_body)),
         ("GET", Sub::Name(get)),
         ("SET", Sub::Name(set)),
-        ("NAMES", Sub::Expr(symbol_names(&sorted(&state)))),
+        ("NAMES", Sub::Expr(symbol_names(&names))),
         ("ITERATE", Sub::Expr(string(&iterate_names))),
     ]));
 }

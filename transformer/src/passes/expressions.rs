@@ -10,7 +10,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 /// Applies `rewrite` to every expression of `body`, innermost first.
 pub fn rewrite(body: &mut [Stmt], rewrite: &dyn Fn(&mut Expr)) {
-    let w = Walker { rewrite, comprehensions: true, finally: true };
+    let w = Walker { rewrite, thunking: false };
     for s in body {
         w.visit_stmt(s);
     }
@@ -29,7 +29,7 @@ pub fn rewrite(body: &mut [Stmt], rewrite: &dyn Fn(&mut Expr)) {
 ///   'ag__' must be present in the symbol table"): `finally` blocks are left
 ///   as written (Python's own lazy operators there keep their meaning).
 pub fn rewrite_thunking(body: &mut [Stmt], rewrite: &dyn Fn(&mut Expr)) {
-    let w = Walker { rewrite, comprehensions: false, finally: false };
+    let w = Walker { rewrite, thunking: true };
     for s in body {
         w.visit_stmt(s);
     }
@@ -57,9 +57,9 @@ pub fn thunkable(e: &Expr) -> bool {
 
 struct Walker<'a> {
     rewrite: &'a dyn Fn(&mut Expr),
-    /// Whether to walk comprehension bodies and `finally` blocks (see `rewrite_thunking`).
-    comprehensions: bool,
-    finally: bool,
+    /// Whether this walk makes lambdas: it then leaves out comprehension
+    /// bodies and `finally` blocks (see `rewrite_thunking`).
+    thunking: bool,
 }
 
 impl Transformer for Walker<'_> {
@@ -121,7 +121,7 @@ impl Transformer for Walker<'_> {
                 }
                 self.visit_body(&mut w.body);
             }
-            Stmt::Try(t) if !self.finally => {
+            Stmt::Try(t) if self.thunking => {
                 self.visit_body(&mut t.body);
                 for ast::ExceptHandler::ExceptHandler(h) in &mut t.handlers {
                     if let Some(e) = &mut h.type_ {
@@ -139,7 +139,7 @@ impl Transformer for Walker<'_> {
     fn visit_annotation(&self, _: &mut Expr) {}
 
     fn visit_expr(&self, expr: &mut Expr) {
-        if !self.comprehensions {
+        if self.thunking {
             let generators = match expr {
                 Expr::ListComp(c) => Some(&mut c.generators),
                 Expr::SetComp(c) => Some(&mut c.generators),
