@@ -7,6 +7,7 @@
 pub mod check;
 pub mod corpus;
 pub mod fuzz;
+pub mod html;
 pub mod input;
 pub mod modes;
 pub mod oracle;

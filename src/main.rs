@@ -80,6 +80,19 @@ enum Command {
     /// Exit status: 0 when the run found nothing new, 1 when it saved new
     /// findings, 2 on bad usage.
     Fuzz(FuzzArgs),
+    /// Rebuild a fuzz report's summary.md and index.html from its
+    /// summary.json, or merge the reports of several runs (shards) into one.
+    ///
+    /// Exit status: 0 when written, 2 on bad input or usage.
+    Report {
+        /// Report directories (reports/<timestamp>), each with a summary.json.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged report goes (required with several directories;
+        /// with one, the report is rebuilt in place unless --out is given).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -132,6 +145,7 @@ fn main() -> ExitCode {
         Command::Corpus { action: CorpusAction::Replay { dir } } => corpus_replay(&dir),
         Command::Check { file, modes, json, time_limit } => check_cmd(&file, &modes, json, time_limit),
         Command::Fuzz(args) => fuzz_cmd(args),
+        Command::Report { dirs, out } => report_cmd(&dirs, out.as_deref()),
     };
     match result {
         Ok(code) => code,
@@ -182,10 +196,24 @@ fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
     };
     let stats = fuzz::run(&options, &progress).map_err(|e| InputError(format!("{}: {e}", out.display())))?;
     bar.finish_and_clear();
-    fuzz::report::write(&out, &stats).map_err(|e| InputError(format!("{}: {e}", out.display())))?;
-    print!("{}", fuzz::report::markdown(&stats));
-    println!("\nreport: {}", out.join("summary.md").display());
+    let summary = fuzz::report::Summary::of_run(&options, &stats);
+    fuzz::report::write(&out, &summary).map_err(|e| InputError(format!("{}: {e}", out.display())))?;
+    print!("{}", fuzz::report::markdown(&summary));
+    println!("\nreport: {} (and index.html)", out.join("summary.md").display());
     Ok(if stats.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn report_cmd(dirs: &[PathBuf], out: Option<&Path>) -> Result<ExitCode, InputError> {
+    use stagecheck::fuzz::report;
+    let summary = match (dirs, out) {
+        ([dir], None) => report::rebuild(dir).map_err(InputError)?,
+        (_, None) => return Err(InputError("--out is required to merge several reports".into())),
+        (dirs, Some(out)) => report::merge(dirs, out).map_err(InputError)?,
+    };
+    let at = out.unwrap_or(&dirs[0]);
+    let runs = summary.runs.len();
+    println!("report: {} ({runs} run{}, {} programs, {} findings)", at.join("index.html").display(), if runs == 1 { "" } else { "s" }, summary.programs, summary.stats.findings.len());
+    Ok(ExitCode::SUCCESS)
 }
 
 fn config(time_limit: f64, memory_limit: usize) -> Result<Config, InputError> {

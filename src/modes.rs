@@ -9,12 +9,12 @@
 //! (`staged-gpu` comes with the GPU work.)
 
 use crate::executor::{Frame, Outcome, Terminal, Worker};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use stagecheck_transformer::{convert, Conversion, ConversionError};
 use std::fmt;
 use std::str::FromStr;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
     Original,

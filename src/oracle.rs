@@ -8,10 +8,11 @@
 
 use crate::executor::{Outcome, Terminal, Value};
 use crate::modes::{Mode, ModeRun};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// How one mode differs from the original.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// How one mode differs from the original (saved in a finding's
+/// `verdict.json`, read back by the report pages).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Difference {
     /// Completed / raised (which) / diverged / crashed differ.
@@ -26,7 +27,7 @@ pub enum Difference {
     Uncompilable { message: String, line: u32 },
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
 pub enum Verdict {
     /// Every mode that ran agrees with the original.
@@ -35,6 +36,21 @@ pub enum Verdict {
     Refused { mode: Mode, construct: String, reason: String, line: u32 },
     /// At least one mode disagrees: a finding.
     Diverged { mode: Mode, differences: Vec<Difference> },
+}
+
+impl Difference {
+    /// What differs, in words, and the original's and the other mode's side
+    /// of it (`None` where the original has no side: a crash, a compile error).
+    pub fn describe(&self) -> (String, Option<String>, String) {
+        let show = |v: &Option<Value>| v.as_ref().map_or("<absent>".to_string(), |v| v.to_string());
+        match self {
+            Difference::Terminal { original, other } => ("how it ended".into(), Some(original.to_string()), other.to_string()),
+            Difference::Stdout { line, original, other } => (format!("stdout line {line}"), Some(original.clone()), other.clone()),
+            Difference::Global { name, original, other } => (format!("global {name}"), Some(show(original)), show(other)),
+            Difference::Crash { message } => ("the VM crashed".into(), None, message.clone()),
+            Difference::Uncompilable { message, line } => (format!("the converted program does not compile (converted line {line})"), None, message.clone()),
+        }
+    }
 }
 
 impl Verdict {

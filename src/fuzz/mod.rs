@@ -7,7 +7,8 @@
 //! - [`outcome`]: a checked case as agree / refused / finding / poisoned;
 //! - [`signature`]: what makes two findings the same one (deduplication);
 //! - [`findings`]: findings on disk, written atomically, each replayable with one command;
-//! - [`stats`] and [`report`]: the counts, and `summary.json` / `summary.md`.
+//! - [`stats`] and [`report`]: the counts and their time series, `summary.json` /
+//!   `summary.md` / `index.html`, and reports of several runs merged into one.
 
 pub mod case;
 pub mod findings;
@@ -25,7 +26,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Which generator families a run draws from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Families {
     Plain,
@@ -68,7 +69,7 @@ pub const MODES: &[Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged];
 /// is called after every program with the running statistics.
 pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std::io::Result<stats::Stats> {
     std::fs::create_dir_all(options.out.join("findings"))?;
-    let stats = Mutex::new(stats::Stats::new(options.seed, options.families));
+    let stats = Mutex::new(stats::Stats::new());
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let started = Instant::now();
@@ -120,7 +121,7 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
         }
     });
     let mut stats = stats.into_inner().expect("stats");
-    stats.elapsed = started.elapsed();
+    stats.finish(started.elapsed());
     Ok(stats)
 }
 

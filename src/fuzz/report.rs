@@ -1,29 +1,190 @@
-//! A fuzz run's report directory: `summary.json` (everything counted) and
-//! `summary.md` (what a person reads the morning after).
+//! A fuzz run's report directory: `summary.json` (everything counted, the
+//! run's parameters and time series), `summary.md` (what a person reads the
+//! morning after) and `index.html` (the same with plots, [`crate::html`]).
+//! [`merge`] makes one report of several runs (shards over seeds or
+//! machines); [`rebuild`] writes the pages again from `summary.json`.
 
-use super::stats::Stats;
+use super::stats::{Sample, Stats};
+use super::{Families, Options};
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-pub fn write(dir: &Path, stats: &Stats) -> std::io::Result<()> {
-    let json = serde_json::json!({
-        "seed": stats.seed,
-        "families": stats.families,
-        "seconds": stats.elapsed.as_secs_f64(),
-        "programs": stats.programs,
-        "checks_per_second": stats.rate(),
-        "stats": stats,
-    });
-    atomic_write(&dir.join("summary.json"), serde_json::to_string_pretty(&json).unwrap_or_default().as_bytes())?;
-    atomic_write(&dir.join("summary.md"), markdown(stats).as_bytes())
+/// What `summary.json` holds.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Summary {
+    /// Wall time: the longest run's (shards run at the same time).
+    pub seconds: f64,
+    pub programs: u64,
+    /// Three-way checks per second: the runs' own rates, summed.
+    pub checks_per_second: f64,
+    /// The counts, summed over runs; findings once per signature.
+    pub stats: Stats,
+    /// The runs this report covers: one, or the shards of a merged report.
+    pub runs: Vec<Run>,
 }
 
-pub fn markdown(s: &Stats) -> String {
+/// One fuzz run of a report.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Run {
+    /// Its report directory: `.` for the report's own run, else as given to
+    /// `stagecheck report`.
+    pub dir: String,
+    pub parameters: Parameters,
+    pub seconds: f64,
+    pub programs: u64,
+    pub checks_per_second: f64,
+    pub new_findings: usize,
+    pub timeline: Vec<Sample>,
+}
+
+/// How a run was started (`stagecheck fuzz`'s arguments).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Parameters {
+    pub seed: u64,
+    pub families: Families,
+    pub jobs: usize,
+    pub time_seconds: f64,
+    pub max_programs: Option<u64>,
+    pub stop_at_first: bool,
+    pub time_limit_seconds: f64,
+    pub memory_limit_mib: usize,
+    /// The stagecheck version that ran it.
+    pub version: String,
+}
+
+impl Parameters {
+    pub fn of(options: &Options) -> Parameters {
+        Parameters {
+            seed: options.seed,
+            families: options.families,
+            jobs: options.jobs,
+            time_seconds: options.time.as_secs_f64(),
+            max_programs: options.max_programs,
+            stop_at_first: options.stop_at_first,
+            time_limit_seconds: options.exec.time_limit.as_secs_f64(),
+            memory_limit_mib: options.exec.memory_limit >> 20,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+}
+
+impl Summary {
+    /// The report of one run.
+    pub fn of_run(options: &Options, stats: &Stats) -> Summary {
+        let run = Run {
+            dir: ".".into(),
+            parameters: Parameters::of(options),
+            seconds: stats.elapsed.as_secs_f64(),
+            programs: stats.programs,
+            checks_per_second: stats.rate(),
+            new_findings: stats.findings.len(),
+            timeline: stats.timeline.clone(),
+        };
+        Summary { seconds: run.seconds, programs: run.programs, checks_per_second: run.checks_per_second, stats: stats.clone(), runs: vec![run] }
+    }
+
+    /// Reads `DIR/summary.json`.
+    pub fn read(dir: &Path) -> Result<Summary, String> {
+        let path = dir.join("summary.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut summary: Summary = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not a stagecheck fuzz summary (or one from an older version): {e}", path.display()))?;
+        summary.stats.elapsed = std::time::Duration::from_secs_f64(summary.seconds.max(0.0));
+        Ok(summary)
+    }
+}
+
+/// Writes the three files of a report into `dir`.
+pub fn write(dir: &Path, summary: &Summary) -> std::io::Result<()> {
+    atomic_write(&dir.join("summary.json"), serde_json::to_string_pretty(summary).unwrap_or_default().as_bytes())?;
+    write_pages(dir, summary)
+}
+
+/// `summary.md` and `index.html` from the summary.
+fn write_pages(dir: &Path, summary: &Summary) -> std::io::Result<()> {
+    atomic_write(&dir.join("summary.md"), markdown(summary).as_bytes())?;
+    atomic_write(&dir.join("index.html"), crate::html::report_page::render(summary, dir).as_bytes())
+}
+
+/// Writes `summary.md` and `index.html` of `dir` again from its `summary.json`.
+pub fn rebuild(dir: &Path) -> Result<Summary, String> {
+    let summary = Summary::read(dir)?;
+    write_pages(dir, &summary).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(summary)
+}
+
+/// Merges the reports in `dirs` into one report in `out`: counts summed,
+/// coverage and refusals added up, findings once per signature (their
+/// directories copied into `out/findings/`), every run's time series kept.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, String> {
+    let io = |e: std::io::Error| format!("{}: {e}", out.display());
+    std::fs::create_dir_all(out.join("findings")).map_err(io)?;
+    let mut stats = Stats::new();
+    let mut runs = Vec::new();
+    for dir in dirs {
+        let part = Summary::read(dir)?;
+        for f in &part.stats.findings {
+            if stats.findings.iter().any(|g| g.id == f.id) {
+                continue;
+            }
+            let from = dir.join("findings").join(&f.id);
+            let to = out.join("findings").join(&f.id);
+            if from.is_dir() && !to.exists() {
+                copy_dir_atomic(&from, &to).map_err(io)?;
+            }
+        }
+        stats.merge(&part.stats);
+        for mut run in part.runs {
+            run.dir = if run.dir == "." { dir.display().to_string() } else { dir.join(&run.dir).display().to_string() };
+            runs.push(run);
+        }
+    }
+    for f in &mut stats.findings {
+        let copied = out.join("findings").join(&f.id);
+        if copied.is_dir() {
+            f.path = copied;
+        }
+    }
+    let summary = Summary {
+        seconds: stats.elapsed.as_secs_f64(),
+        programs: stats.programs,
+        checks_per_second: runs.iter().map(|r| r.checks_per_second).sum(),
+        stats,
+        runs,
+    };
+    write(out, &summary).map_err(io)?;
+    Ok(summary)
+}
+
+/// Copies a finding's directory (plain files only) under a temporary name,
+/// then renames it into place, as the fuzz loop writes findings.
+fn copy_dir_atomic(from: &Path, to: &Path) -> std::io::Result<()> {
+    let name = to.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = to.with_file_name(format!(".tmp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            write_synced(&tmp.join(entry.file_name()), &std::fs::read(entry.path())?)?;
+        }
+    }
+    std::fs::rename(&tmp, to)
+}
+
+pub fn markdown(summary: &Summary) -> String {
+    let s = &summary.stats;
     let mut m = String::new();
-    let _ = writeln!(m, "# stagecheck fuzz run\n");
-    let _ = writeln!(m, "- seed {}, families {:?}, {:.1} s", s.seed, s.families, s.elapsed.as_secs_f64());
+    let title = if summary.runs.len() == 1 { "# stagecheck fuzz run\n".to_string() } else { format!("# stagecheck fuzz runs ({} merged)\n", summary.runs.len()) };
+    let _ = writeln!(m, "{title}");
+    for r in &summary.runs {
+        let p = &r.parameters;
+        let at = if summary.runs.len() == 1 { String::new() } else { format!("{}: ", r.dir) };
+        let _ = writeln!(m, "- {at}seed {}, families {:?}, {} jobs, {:.1} s, {} programs ({:.1} checks/s)", p.seed, p.families, p.jobs, r.seconds, r.programs, r.checks_per_second);
+    }
     let _ = writeln!(m, "- {} programs ({:.1} three-way checks/s): {} agree, {} refused, {} findings ({} new), {} poisoned by non-determinism, {} slow (agree with an {}x time limit), {} invalid",
-        s.programs, s.rate(), s.agree, s.refused, s.finding_hits, s.findings.len(), s.poisoned, s.slow, super::outcome::SLOW_FACTOR, s.invalid);
+        s.programs, summary.checks_per_second, s.agree, s.refused, s.finding_hits, s.findings.len(), s.poisoned, s.slow, super::outcome::SLOW_FACTOR, s.invalid);
     for (family, n) in &s.per_family {
         let _ = writeln!(m, "- {family}: {n} programs, refusal rate {:.1}%", 100.0 * s.refusal_rate(family));
     }
@@ -32,21 +193,29 @@ pub fn markdown(s: &Stats) -> String {
         let _ = writeln!(m, "None new.");
     }
     for f in &s.findings {
-        let _ = writeln!(m, "- `{}` (seed {} index {}, at {:.1} s): `stagecheck check {}`", f.id, f.seed, f.index, f.at_seconds, f.path.join("program.py").display());
+        let _ = writeln!(m, "- `{}` (seed {} index {}, at {:.1} s): `{}`", f.id, f.seed, f.index, f.at_seconds, replay_command(f));
     }
     let _ = writeln!(m, "\n## Refusals by reason\n");
-    let mut refusals: Vec<_> = s.refusals.iter().collect();
-    refusals.sort_by(|a, b| b.1.cmp(a.1));
-    for (reason, n) in refusals {
+    for (reason, n) in by_count(&s.refusals) {
         let _ = writeln!(m, "- {n} × {reason}");
     }
     let _ = writeln!(m, "\n## Construct coverage (share of programs)\n");
-    let mut cov: Vec<_> = s.coverage.iter().collect();
-    cov.sort_by(|a, b| b.1.cmp(a.1));
-    for (c, n) in cov {
-        let _ = writeln!(m, "- {c}: {n} ({:.1}%)", 100.0 * *n as f64 / s.programs.max(1) as f64);
+    for (c, n) in by_count(&s.coverage) {
+        let _ = writeln!(m, "- {c}: {n} ({:.1}%)", 100.0 * n as f64 / s.programs.max(1) as f64);
     }
     m
+}
+
+/// The command that replays a finding.
+pub fn replay_command(f: &super::stats::Finding) -> String {
+    format!("stagecheck check {}", f.path.join("program.py").display())
+}
+
+/// A count map's entries, largest first (ties by name).
+pub fn by_count(map: &std::collections::BTreeMap<String, u64>) -> Vec<(&str, u64)> {
+    let mut v: Vec<(&str, u64)> = map.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    v
 }
 
 /// Writes `path` whole or not at all: a synced temporary file renamed over it.

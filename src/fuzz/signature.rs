@@ -3,9 +3,9 @@
 //! signature are one finding (the first is kept, later ones counted).
 
 use crate::oracle::{Difference, Verdict};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Signature {
     /// `terminal`, `stdout`, `global`, `crash`, `uncompilable`.
     pub kind: String,

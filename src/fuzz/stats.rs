@@ -1,15 +1,16 @@
 //! What a fuzz run counted: programs, checks per second, findings, refusals
-//! by reason, and construct coverage (how many programs used each construct).
+//! by reason, construct coverage (how many programs used each construct),
+//! and a time series of the running totals ([`Sample`]). Counts of several
+//! runs add up ([`Stats::merge`]: `stagecheck report` over shards).
 
 use super::case::Case;
 use super::outcome::{Checked, Kind};
-use super::Families;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Finding {
     pub id: String,
     pub path: PathBuf,
@@ -18,10 +19,26 @@ pub struct Finding {
     pub at_seconds: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// The running totals at one moment of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    pub seconds: f64,
+    pub programs: u64,
+    /// Programs checked per second since the previous sample.
+    pub checks_per_second: f64,
+    /// New findings saved so far.
+    pub findings: u64,
+    /// Finding occurrences so far, new and duplicate.
+    pub finding_hits: u64,
+    pub refused: u64,
+}
+
+/// Samples kept at most: past it every other one is dropped and the
+/// interval doubles (a 10-hour run keeps one sample per minute or so).
+pub const MAX_SAMPLES: usize = 600;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Stats {
-    pub seed: u64,
-    pub families: Families,
     pub programs: u64,
     pub agree: u64,
     pub refused: u64,
@@ -43,15 +60,24 @@ pub struct Stats {
     pub check_micros: u64,
     #[serde(skip)]
     pub elapsed: Duration,
-    /// (seconds, programs, findings) samples, one per second of the run.
-    pub timeline: Vec<(f64, u64, u64)>,
+    /// The running totals, sampled every `interval` seconds from 0 and at
+    /// the end ([`Stats::finish`]); saved per run in summary.json's `runs`.
+    #[serde(skip)]
+    pub timeline: Vec<Sample>,
+    /// Seconds between samples (doubles as the series is thinned).
+    #[serde(skip, default = "one_second")]
+    interval: f64,
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats::new()
+    }
 }
 
 impl Stats {
-    pub fn new(seed: u64, families: Families) -> Stats {
+    pub fn new() -> Stats {
         Stats {
-            seed,
-            families,
             programs: 0,
             agree: 0,
             refused: 0,
@@ -67,10 +93,14 @@ impl Stats {
             check_micros: 0,
             elapsed: Duration::ZERO,
             timeline: Vec::new(),
+            interval: one_second(),
         }
     }
 
     pub fn record(&mut self, case: &Case, checked: &Checked, saved: Option<PathBuf>, now: Duration) {
+        if self.timeline.is_empty() {
+            self.sample(0.0);
+        }
         self.programs += 1;
         self.check_micros += checked.micros;
         let family = format!("{:?}", case.program.family).to_lowercase();
@@ -101,11 +131,62 @@ impl Stats {
                 }
             }
         }
-        let second = now.as_secs_f64().floor();
-        if self.timeline.last().is_none_or(|(t, _, _)| *t < second) {
-            self.timeline.push((second, self.programs, self.findings.len() as u64));
+        if self.timeline.last().is_some_and(|last| now.as_secs_f64() - last.seconds >= self.interval) {
+            self.sample(now.as_secs_f64());
         }
         self.elapsed = now;
+    }
+
+    /// Ends the run: its length, and a last sample at the end.
+    pub fn finish(&mut self, elapsed: Duration) {
+        self.elapsed = elapsed;
+        if self.timeline.last().is_none_or(|last| last.seconds < elapsed.as_secs_f64()) {
+            self.sample(elapsed.as_secs_f64());
+        }
+    }
+
+    fn sample(&mut self, seconds: f64) {
+        let (programs, findings) = (self.programs, self.findings.len() as u64);
+        let (finding_hits, refused) = (self.finding_hits, self.refused);
+        let checks_per_second = self.timeline.last().map_or(0.0, |last| per_second(last, seconds, programs));
+        self.timeline.push(Sample { seconds, programs, checks_per_second, findings, finding_hits, refused });
+        if self.timeline.len() > MAX_SAMPLES {
+            let kept: Vec<Sample> = self.timeline.iter().step_by(2).cloned().collect();
+            self.timeline = kept;
+            for i in 1..self.timeline.len() {
+                let (seconds, programs) = (self.timeline[i].seconds, self.timeline[i].programs);
+                self.timeline[i].checks_per_second = per_second(&self.timeline[i - 1], seconds, programs);
+            }
+            self.interval *= 2.0;
+        }
+    }
+
+    /// Adds another run's counts (findings once per signature id).
+    pub fn merge(&mut self, other: &Stats) {
+        self.programs += other.programs;
+        self.agree += other.agree;
+        self.refused += other.refused;
+        self.poisoned += other.poisoned;
+        self.slow += other.slow;
+        self.invalid += other.invalid;
+        self.finding_hits += other.finding_hits;
+        self.check_micros += other.check_micros;
+        for f in &other.findings {
+            if !self.findings.iter().any(|g| g.id == f.id) {
+                self.findings.push(f.clone());
+            }
+        }
+        for (mine, theirs) in [
+            (&mut self.refusals, &other.refusals),
+            (&mut self.per_family, &other.per_family),
+            (&mut self.refused_per_family, &other.refused_per_family),
+            (&mut self.coverage, &other.coverage),
+        ] {
+            for (k, n) in theirs {
+                *mine.entry(k.clone()).or_default() += n;
+            }
+        }
+        self.elapsed = self.elapsed.max(other.elapsed);
     }
 
     /// Programs checked (all modes) per second of wall time.
@@ -118,5 +199,41 @@ impl Stats {
         let n = self.per_family.get(family).copied().unwrap_or(0);
         let r = self.refused_per_family.get(family).copied().unwrap_or(0);
         if n == 0 { 0.0 } else { r as f64 / n as f64 }
+    }
+}
+
+fn one_second() -> f64 {
+    1.0
+}
+
+fn per_second(previous: &Sample, seconds: f64, programs: u64) -> f64 {
+    let dt = seconds - previous.seconds;
+    if dt > 0.0 { (programs - previous.programs) as f64 / dt } else { 0.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stagecheck_generator::Family;
+
+    #[test]
+    fn the_time_series_is_thinned_to_its_bound_and_keeps_rates_right() {
+        let case = Case::from_seed(1, 0, Family::Plain);
+        let checked = Checked { kind: Kind::Agree, micros: 10 };
+        let mut stats = Stats::new();
+        // Two programs a second for 2,000 s.
+        for i in 0..4000u64 {
+            stats.record(&case, &checked, None, Duration::from_millis(500 * i + 1));
+        }
+        stats.finish(Duration::from_millis(500 * 3999 + 1));
+        let t = &stats.timeline;
+        assert!(t.len() <= MAX_SAMPLES && t.len() >= MAX_SAMPLES / 4, "{} samples", t.len());
+        assert_eq!((t[0].seconds, t[0].programs), (0.0, 0));
+        assert_eq!(t.last().map(|s| (s.seconds, s.programs)), Some((1999.501, 4000)));
+        assert!(t.windows(2).all(|w| w[0].seconds < w[1].seconds && w[0].programs <= w[1].programs));
+        for s in &t[1..] {
+            // Within one program per interval (the first interval holds the program at its end).
+            assert!((s.checks_per_second - 2.0).abs() < 0.3, "{s:?}");
+        }
     }
 }
