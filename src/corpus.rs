@@ -71,31 +71,32 @@ impl Entry {
 
     /// Checks the entry; `Err` says how the verdict differs from the expected one.
     pub fn replay(&self, worker: &mut Worker) -> Result<Verdict, String> {
-        let path = self.path.display().to_string();
-        let report = check(worker, &self.source, &path, &self.modes).map_err(|e| e.to_string())?;
-        let got = match &report.verdict {
+        let report = check(worker, &self.source, &self.path.display().to_string(), &self.modes).map_err(|e| e.to_string())?;
+        self.judge(&report.verdict)?;
+        Ok(report.verdict)
+    }
+
+    /// Whether `verdict` is the one the header expects; `Err` says how it differs.
+    pub fn judge(&self, verdict: &Verdict) -> Result<(), String> {
+        let path = self.path.display();
+        let got = match verdict {
             Verdict::Agree => Expect::Agree,
             Verdict::Refused { .. } => Expect::Refused,
             Verdict::Diverged { .. } => Expect::Diverged,
         };
-        if got == self.expect {
-            // A refusal must also be the expected one: the header's reason
-            // (after its `ConversionError: `/`StagingError: ` prefix) is part
-            // of the verdict's.
-            if let (Verdict::Refused { reason, .. }, Some(want)) = (&report.verdict, &self.reason) {
-                let want = want.split_once("Error: ").map_or(want.as_str(), |(_, r)| r);
-                if !reason.contains(want) {
-                    return Err(format!("{path}: refused for another reason: {reason:?} (expected {want:?})"));
-                }
-            }
-            Ok(report.verdict)
-        } else {
-            Err(format!(
-                "{path}: expected {:?}, got {}",
-                self.expect,
-                serde_json::to_string(&report.verdict).unwrap_or_default()
-            ))
+        if got != self.expect {
+            return Err(format!("{path}: expected {:?}, got {}", self.expect, serde_json::to_string(verdict).unwrap_or_default()));
         }
+        // A refusal must also be the expected one: the header's reason
+        // (after its `ConversionError: `/`StagingError: ` prefix) is part
+        // of the verdict's.
+        if let (Verdict::Refused { reason, .. }, Some(want)) = (verdict, &self.reason) {
+            let want = want.split_once("Error: ").map_or(want.as_str(), |(_, r)| r);
+            if !reason.contains(want) {
+                return Err(format!("{path}: refused for another reason: {reason:?} (expected {want:?})"));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -133,6 +133,18 @@ enum CorpusAction {
         #[arg(default_value = "corpus")]
         dir: PathBuf,
     },
+    /// Write an HTML page per entry (original and converted source side by
+    /// side, the graph, each mode's outcome, divergences marked) and an index.
+    ///
+    /// Exit status: 0 when written (whatever the verdicts), 2 on bad input.
+    Review {
+        /// The corpus directory.
+        #[arg(default_value = "corpus")]
+        dir: PathBuf,
+        /// Where the pages go.
+        #[arg(long, default_value = "reports/corpus-review")]
+        out: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -146,6 +158,7 @@ fn main() -> ExitCode {
         Command::Check { file, modes, json, time_limit } => check_cmd(&file, &modes, json, time_limit),
         Command::Fuzz(args) => fuzz_cmd(args),
         Command::Report { dirs, out } => report_cmd(&dirs, out.as_deref()),
+        Command::Corpus { action: CorpusAction::Review { dir, out } } => corpus_review(&dir, &out),
     };
     match result {
         Ok(code) => code,
@@ -213,6 +226,13 @@ fn report_cmd(dirs: &[PathBuf], out: Option<&Path>) -> Result<ExitCode, InputErr
     let at = out.unwrap_or(&dirs[0]);
     let runs = summary.runs.len();
     println!("report: {} ({runs} run{}, {} programs, {} findings)", at.join("index.html").display(), if runs == 1 { "" } else { "s" }, summary.programs, summary.stats.findings.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn corpus_review(dir: &Path, out: &Path) -> Result<ExitCode, InputError> {
+    let reviewed = stagecheck::html::review::review(dir, out).map_err(InputError)?;
+    let failed = reviewed.iter().filter(|r| r.pass.is_err()).count();
+    println!("corpus review: {} entries ({failed} not as expected): {}", reviewed.len(), out.join("index.html").display());
     Ok(ExitCode::SUCCESS)
 }
 

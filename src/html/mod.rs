@@ -1,10 +1,11 @@
 //! Self-contained HTML pages: inline CSS, inline SVG plots ([`svg`]), no
 //! scripts, nothing fetched. [`report_page`] renders a fuzz report's
-//! `index.html`.
+//! `index.html`; [`review`] the corpus review (a page per entry, an index).
 //! Every text that comes from a program, a run or a file goes through
 //! [`escape`].
 
 pub mod report_page;
+pub mod review;
 pub mod svg;
 
 use std::fmt::Write as _;
