@@ -218,6 +218,16 @@ fn first_difference(verdict: &Verdict) -> String {
 /// `divergent` block with its marker.
 pub fn difference_html(mode: Mode, d: &Difference) -> String {
     let (what, original, other) = d.describe();
-    let original = original.map_or(String::new(), |o| format!("<br>original: <code>{}</code>", escape(&o)));
-    format!("{}{original}<div class=\"divergent\">{MARKER}{mode}: <code>{}</code></div>", escape(&what), escape(&other))
+    let original = original.map_or(String::new(), |o| format!("<br>original: <code>{}</code>", escape(&shorten(&o))));
+    format!("{}{original}<div class=\"divergent\">{MARKER}{mode}: <code>{}</code></div>", escape(&what), escape(&shorten(&other)))
+}
+
+/// At most 400 characters of a value or an output line (the finding's
+/// files hold the whole).
+fn shorten(text: &str) -> String {
+    const MAX: usize = 400;
+    if text.chars().count() <= MAX {
+        return text.to_string();
+    }
+    text.chars().take(MAX).chain(" …".chars()).collect()
 }
