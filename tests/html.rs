@@ -151,13 +151,20 @@ fn the_corpus_review_shows_a_real_divergence_marked_and_nothing_marked_where_mod
     ] {
         std::fs::copy(root.join(from), corpus.join(to)).expect("corpus entry");
     }
+    // Markup in a header, the source and the output is shown as text.
+    let markup = "# id: html-escape\n# construct: strings\n# modes: original,unstaged\n# expect: agree\n# about: <script>alert(1)</script>\n\ndef f():\n    return '<script>alert(2)</script> & \"<i>'\n\n\nprint(f())\n";
+    std::fs::write(corpus.join("d_markup.py"), markup).expect("entry");
     let out = corpus.join("review");
     let reviewed = stagecheck::html::review::review(&corpus, &out).expect("review written");
-    assert_eq!(reviewed.len(), 3);
+    assert_eq!(reviewed.len(), 4);
     assert!(reviewed.iter().all(|r| r.pass.is_ok()), "every entry gives its expected verdict");
+    let escaped = dump_dom(&out.join("html-escape.html"));
+    assert!(!escaped.contains("<script") && !escaped.contains("<i>"), "no markup from the entry became an element: {escaped}");
+    let text = strip_tags(&escaped);
+    assert!(text.contains("<script>alert(1)</script>") && text.contains("<script>alert(2)</script> & \"<i>"), "{text}");
 
     let index = dump_dom(&out.join("index.html"));
-    assert_eq!(texts_of_class(&index, "pass").len(), 3, "three entries pass: {index}");
+    assert_eq!(texts_of_class(&index, "pass").len(), 4, "every entry passes: {index}");
     assert!(texts_of_class(&index, "fail").is_empty(), "{index}");
     assert_eq!(texts_of_class(&index, "diverged"), ["diverged", "diverged"], "expected and actual verdict of conv-logical-013");
     for id in ["conv-logical-013", "conv-if-001", "staged-cache-001"] {
