@@ -238,7 +238,7 @@ fn run(file: &Path, json: bool, time_limit: f64, memory_limit: usize, mode: Mode
 fn convert(file: &Path, map: bool) -> Result<ExitCode, InputError> {
     let source = read_program(file)?;
     let path = file.display().to_string();
-    match stagecheck_transformer::convert(&source, &path) {
+    match stagecheck_transformer::convert_verified(&source, &path) {
         Ok(c) => {
             if map {
                 for (i, line) in c.source.lines().enumerate() {
