@@ -68,16 +68,26 @@ impl Names {
         self.0.retain(keep);
     }
 
-    /// Adds every name of `other` (a linear merge).
+    /// Adds every name of `other`, cloning only those it adds.
     pub fn extend_from(&mut self, other: &Names) {
-        if other.0.is_empty() {
-            return;
-        }
         if self.0.is_empty() {
             self.0.clone_from(&other.0);
             return;
         }
-        self.0 = merge(&self.0, &other.0, Keep::Either).cloned().collect();
+        let before = self.0.len();
+        let mut i = 0;
+        for n in &other.0 {
+            while i < before && self.0[i] < *n {
+                i += 1;
+            }
+            if i == before || self.0[i] != *n {
+                self.0.push(n.clone());
+            }
+        }
+        if self.0.len() > before {
+            // Two sorted runs: the sort merges them.
+            self.0.sort();
+        }
     }
 
     pub fn union<'a>(&'a self, other: &'a Names) -> impl Iterator<Item = &'a Name> + 'a {

@@ -25,7 +25,8 @@
 //! converted in turn.
 
 use crate::analysis::activity::Activity;
-use crate::analysis::{liveness, Names};
+use crate::analysis::liveness::{self, Live};
+use crate::analysis::Names;
 use crate::ast_build::{self, identifiers, string, thunk, Sub};
 use crate::blocks;
 use crate::context::FunctionContext;
@@ -39,21 +40,18 @@ pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) {
 }
 
 fn block(body: &mut Vec<Stmt>, live_out: &Names, cx: &mut FunctionContext) {
+    let (_, lives) = liveness::block(body, live_out);
+    convert_block(body, lives, cx);
+}
+
+/// Converts the statements of `body`, whose liveness (computed before
+/// rewriting) is `lives`.
+fn convert_block(body: &mut Vec<Stmt>, lives: Vec<Live>, cx: &mut FunctionContext) {
     let stmts = std::mem::take(body);
-    // Live-out of each statement, computed backwards before rewriting, and
-    // what each reads (its activity serves liveness and the state below).
-    let mut outs = vec![Names::new(); stmts.len()];
-    let mut uses = vec![Names::new(); stmts.len()];
-    let mut live = live_out.clone();
-    for (i, s) in stmts.iter().enumerate().rev() {
-        let a = liveness::activity(s);
-        outs[i] = live.clone();
-        live = liveness::live_before(s, &a, &live);
-        uses[i] = a.uses();
-    }
-    for ((stmt, out), mut uses) in stmts.into_iter().zip(outs).zip(uses) {
+    for (stmt, live) in stmts.into_iter().zip(lives) {
+        let Live { out, mut uses, branches } = live;
         match stmt {
-            Stmt::If(s) => if_stmt(s, &out, cx, body),
+            Stmt::If(s) => if_stmt(s, out, branches, cx, body),
             Stmt::While(_) | Stmt::For(ast::StmtFor { is_async: false, .. }) => {
                 // Everything the loop reads, its test and iterable included,
                 // and the flags its extra test will read (`break_`,
@@ -149,15 +147,22 @@ fn sorted(names: &Names) -> Vec<String> {
     names.iter().map(|n| n.to_string()).collect()
 }
 
-fn if_stmt(mut s: ast::StmtIf, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
+/// `branches`: the liveness of the body and of each `elif`/`else` clause.
+fn if_stmt(mut s: ast::StmtIf, live_out: Names, branches: Vec<Vec<Live>>, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
     let origin = s.range;
+    let mut branches = branches.into_iter();
+    let body_lives = branches.next().unwrap_or_default();
     // `elif` chains become an `else` holding the next `if`.
     let mut orelse: Vec<Stmt> = Vec::new();
+    let mut orelse_lives: Vec<Live> = Vec::new();
     let mut clauses = std::mem::take(&mut s.elif_else_clauses);
     if !clauses.is_empty() {
         let first = clauses.remove(0);
         match first.test {
-            None => orelse = first.body.into_iter().collect(),
+            None => {
+                orelse = first.body.into_iter().collect();
+                orelse_lives = branches.next().unwrap_or_default();
+            }
             Some(test) => {
                 orelse.push(Stmt::If(ast::StmtIf {
                     node_index: Default::default(),
@@ -166,9 +171,11 @@ fn if_stmt(mut s: ast::StmtIf, live_out: &Names, cx: &mut FunctionContext, out: 
                     body: first.body,
                     elif_else_clauses: clauses,
                 }));
+                orelse_lives.push(Live { out: live_out.clone(), uses: Names::new(), branches: branches.collect() });
             }
         }
     }
+    let live_out = &live_out;
     let mut body: Vec<Stmt> = std::mem::take(&mut s.body).into_iter().collect();
     let body_bound = Activity::bound_by(&body);
     let orelse_bound = Activity::bound_by(&orelse);
@@ -179,8 +186,8 @@ fn if_stmt(mut s: ast::StmtIf, live_out: &Names, cx: &mut FunctionContext, out: 
     // tracing each branch, so one branch never sees the other's values.
     let mut names = sorted(&state);
     names.extend(sorted(&bound.difference(&state).cloned().collect()));
-    block(&mut body, live_out, cx);
-    block(&mut orelse, live_out, cx);
+    convert_block(&mut body, body_lives, cx);
+    convert_block(&mut orelse, orelse_lives, cx);
     let (mut defs, get, set) = state_functions(&names, origin, cx);
     let if_body = cx.namer.new_name("if_body");
     let else_body = cx.namer.new_name("else_body");
