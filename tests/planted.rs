@@ -1,11 +1,16 @@
 //! The fuzzer finds every planted bug (issue 5): with the feature
 //! `planted-bugs`, `STAGECHECK_PLANT=<bug> stagecheck fuzz` on one core must
 //! save a finding within 60 s. Each bug runs in its own process (the bug is
-//! chosen when the interpreter is built).
+//! chosen when the interpreter is built). And each finding reduces to at
+//! most 15 lines that replay it with one command (issue 6): the fuzz run
+//! writes `reduced.py` next to the finding's program, and the command in
+//! its header gives the finding's kind of divergence in the same mode.
 //!
 //!     scripts/planted-bugs     # = cargo test --release --features planted-bugs --test planted
 
 #![cfg(feature = "planted-bugs")]
+
+mod common;
 
 use std::process::Command;
 
@@ -13,7 +18,9 @@ fn finds(bug: &str) {
     let out_dir = std::env::temp_dir().join(format!("stagecheck-planted-{bug}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out_dir);
     let out = Command::new(env!("CARGO_BIN_EXE_stagecheck"))
-        .args(["fuzz", "--time", "60s", "--jobs", "1", "--family", "plain", "--seed", "7", "--stop-at-first", "--out"])
+        .args(["fuzz", "--time", "60s", "--jobs", "1", "--family", "plain", "--seed", "7", "--stop-at-first"])
+        // The reductions take 1-2 s unloaded; the margin is for a busy machine.
+        .args(["--reduce-time", "20s", "--out"])
         .arg(&out_dir)
         .env("STAGECHECK_PLANT", bug)
         .output()
@@ -25,6 +32,19 @@ fn finds(bug: &str) {
     for f in findings {
         let program = std::fs::read_to_string(f.path().join("program.py")).expect("program.py");
         assert!(program.contains("# replay: stagecheck check"), "{program}");
+        // The directory is named for the signature: kind-mode-hash.
+        let name = f.file_name().to_string_lossy().into_owned();
+        let mut parts = name.split('-');
+        let (kind, mode) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+        let reduced_path = f.path().join("reduced.py");
+        let reduced = std::fs::read_to_string(&reduced_path).unwrap_or_else(|e| panic!("{bug}: {}: {e}", reduced_path.display()));
+        let lines = common::code_lines(&reduced);
+        assert!(lines <= 15, "{bug}: {lines} lines:\n{reduced}");
+        let replay = common::replay(&reduced_path, &[]);
+        assert_eq!(replay.status.code(), Some(1), "{bug}: the replay does not diverge:\n{reduced}\n{}", String::from_utf8_lossy(&replay.stdout));
+        let json = common::replay(&reduced_path, &["--json"]);
+        assert_eq!(common::kind_and_mode(&json.stdout), (kind.to_string(), mode.to_string()), "{bug}:\n{reduced}");
+        println!("{bug}: {} lines from {}\n{reduced}", lines, common::code_lines(&program));
     }
     println!("{bug}: found\n{stdout}");
 }
