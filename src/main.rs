@@ -115,7 +115,7 @@ struct FuzzArgs {
     #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
     time_limit: f64,
     /// Time to reduce each new finding into reduced.py (0: do not reduce).
-    #[arg(long, default_value = "5s")]
+    #[arg(long, default_value = "10s")]
     reduce_time: String,
 }
 

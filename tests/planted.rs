@@ -14,21 +14,27 @@ mod common;
 
 use std::process::Command;
 
-fn finds(bug: &str) {
-    let out_dir = std::env::temp_dir().join(format!("stagecheck-planted-{bug}-{}", std::process::id()));
+/// Fuzzes with `bug` planted until the first finding; the findings' directories.
+fn fuzz(bug: &str, reduce_time: &str) -> (Vec<std::fs::DirEntry>, String) {
+    let out_dir = std::env::temp_dir().join(format!("stagecheck-planted-{bug}-{reduce_time}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out_dir);
     let out = Command::new(env!("CARGO_BIN_EXE_stagecheck"))
         .args(["fuzz", "--time", "60s", "--jobs", "1", "--family", "plain", "--seed", "7", "--stop-at-first"])
-        // The reductions take 1-2 s unloaded; the margin is for a busy machine.
-        .args(["--reduce-time", "20s", "--out"])
+        .args(["--reduce-time", reduce_time, "--out"])
         .arg(&out_dir)
         .env("STAGECHECK_PLANT", bug)
         .output()
         .expect("stagecheck runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(1), "{bug}: no finding within 60 s\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     let findings: Vec<_> = std::fs::read_dir(out_dir.join("findings")).expect("findings dir").flatten().collect();
     assert!(!findings.is_empty(), "{bug}: exit 1 but no finding on disk");
+    (findings, stdout)
+}
+
+fn finds(bug: &str) {
+    // The reductions take 1-2 s unloaded; the margin is for a busy machine.
+    let (findings, stdout) = fuzz(bug, "20s");
     for f in findings {
         let program = std::fs::read_to_string(f.path().join("program.py")).expect("program.py");
         assert!(program.contains("# replay: stagecheck check"), "{program}");
@@ -72,4 +78,12 @@ fn for_else_after_break() {
 #[test]
 fn nonlocal_write_lost() {
     finds("nonlocal_write_lost");
+}
+
+#[test]
+fn reduce_time_0_keeps_findings_unreduced() {
+    for f in fuzz("and_evaluates_all", "0").0 {
+        assert!(f.path().join("program.py").exists());
+        assert!(!f.path().join("reduced.py").exists(), "{}", f.path().display());
+    }
 }

@@ -4,7 +4,8 @@
 //! difference, as in [`crate::fuzz::signature`]) in the same mode. The
 //! constructs may change (they shrink with the program); the kind and mode
 //! may not. A candidate that does not compile, is refused, or whose
-//! original runs out of time does not hold.
+//! original runs out of time does not hold. Modes after the finding's are
+//! not run: the verdict is the first mode that parts ways.
 //!
 //! Candidates run under a short time limit (20x the slowest run of the
 //! current program, at least 50 ms): most candidates a reduction makes end
@@ -91,6 +92,10 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
         Ok(Some(report)) if Target::of(&report.verdict).as_ref() == Some(&target) => Some(report),
         _ => None,
     };
+    // The verdict is the first mode that parts ways: the modes after the
+    // finding's cannot change whether a candidate holds, and are not run.
+    let upto = modes.iter().position(|m| *m == target.mode).map_or(modes.len(), |i| i + 1);
+    let modes = &modes[..upto];
     let mut runner = Runner::new(&options.exec, &report);
     let mut holds = |candidate: &str| -> bool {
         let Some(mut report) = shows(check_if(&mut runner.worker, candidate, path, modes, go_on)) else { return false };
