@@ -13,7 +13,7 @@
 //! difference is that a mode ran out of time is checked again with 8x that
 //! limit (the fuzz loop's rule for slow, not different) before it holds.
 
-use super::{lines, reduce, Progress, Reduction};
+use super::{reduce, Progress, Reduction};
 use crate::check::{check, check_if, CheckReport};
 use crate::executor::{Config, Outcome, Terminal, Worker};
 use crate::fuzz::outcome::{only_timed_out, SLOW_FACTOR};
@@ -191,7 +191,7 @@ pub fn reduce_file(input: &Path, out: &Path, options: &Options, progress: &mut d
             "# stagecheck reduced {}: {} lines from {} ({} checks in {:.1} s{})",
             reduced.target,
             r.lines_after,
-            lines(body),
+            r.lines_before,
             r.tests,
             r.elapsed.as_secs_f64(),
             if r.complete { "" } else { ", time budget reached" }
