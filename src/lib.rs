@@ -10,5 +10,6 @@ pub mod fuzz;
 pub mod input;
 pub mod modes;
 pub mod oracle;
+pub mod reduce;
 
 pub use stagecheck_executor as executor;

@@ -23,6 +23,7 @@ pub mod error;
 pub mod namer;
 pub mod passes;
 pub mod planted;
+pub mod syntax;
 pub mod unparse;
 
 pub use error::ConversionError;
