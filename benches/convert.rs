@@ -1,13 +1,14 @@
 //! Conversions per second of a realistic 30-line function, on one thread,
 //! and where the time goes: parse (ruff's parser alone), passes (every
 //! converter, through `passes::convert_scope_body`), print (unparse) and
-//! source map (which parses the printed code again).
+//! source map (from where the printer put each statement); then
+//! `convert_verified`, which also parses the printed code again.
 //! Target (issue 3): >= 5,000 conversions/s, release build.
 //!
 //!     cargo bench --bench convert
 //!     cargo bench --bench convert -- convert-only   # conversions alone, for perf
 
-use stagecheck_transformer::{convert, namer::Namer, passes, unparse};
+use stagecheck_transformer::{convert, convert_verified, namer::Namer, passes, unparse};
 // The tool's allocator (mimalloc under the per-run budget), as in `stagecheck`.
 extern crate stagecheck_executor;
 use std::hint::black_box;
@@ -72,6 +73,15 @@ fn time(mut f: impl FnMut()) -> (u64, f64) {
 }
 
 fn main() {
+    // `-- profile N`: exactly N conversions, nothing else (for callgrind,
+    // whose instruction counts do not depend on the neighbours).
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(n) = args.iter().position(|a| a == "profile").and_then(|i| args.get(i + 1)?.parse::<u32>().ok()) {
+        for _ in 0..n {
+            black_box(convert(black_box(PROGRAM), "bench.py").unwrap());
+        }
+        return;
+    }
     // Warm up, and check the program converts.
     let converted = convert(PROGRAM, "bench.py").expect("the bench program converts");
     assert!(converted.source.contains("ag__.for_stmt"), "{}", converted.source);
@@ -87,6 +97,15 @@ fn main() {
         "convert/scan30: {runs} conversions in {secs:.2} s (fastest of {SLICES} windows) = {:.0} conversions/s ({:.1} us/conversion, one thread)",
         runs as f64 / secs,
         per_convert * 1e6
+    );
+
+    let (runs, secs) = time(|| {
+        black_box(convert_verified(black_box(PROGRAM), "bench.py").unwrap());
+    });
+    println!(
+        "convert_verified/scan30: {:.0} conversions/s ({:.1} us/conversion; `stagecheck convert`: the printed code parsed again and its tree compared)",
+        runs as f64 / secs,
+        secs * 1e6 / runs as f64
     );
 
     // `cargo bench --bench convert -- convert-only`: for profilers.
@@ -107,9 +126,9 @@ fn main() {
     let parse_us = us(time(|| drop(black_box(parse()))));
     let passes_us = us(time(|| drop(black_box(converted_body())))) - parse_us;
     let unparse_us = us(time(|| drop(black_box(unparse::unparse(black_box(&body))))));
-    // `print`: unparse, one parse of the printed code, the checks on it, the map.
-    let print_us = us(time(|| drop(black_box(unparse::print(PROGRAM, black_box(&body))))));
-    let split = [("parse", parse_us), ("passes", passes_us), ("unparse", unparse_us), ("checks + map", print_us - unparse_us)];
+    // `print`: unparse, recording where statements start, and the map.
+    let print_us = us(time(|| drop(black_box(unparse::print(PROGRAM, black_box(&body), unparse::Verify::Printer)))));
+    let split = [("parse", parse_us), ("passes", passes_us), ("unparse", unparse_us), ("map", print_us - unparse_us)];
     let sum: f64 = split.iter().map(|(_, t)| t).sum();
     for (name, t) in split {
         println!("  {name:<11} {t:7.1} us  ({:4.1}% of convert)", 100.0 * t / (per_convert * 1e6));

@@ -1,6 +1,6 @@
 //! `check`: one program, several modes, one verdict.
 
-use crate::executor::Worker;
+use crate::executor::{Outcome, Worker};
 use crate::input::InputError;
 use crate::modes::{run_converted, Mode, ModeRun};
 use stagecheck_transformer::convert;
@@ -17,10 +17,26 @@ pub struct CheckReport {
 /// Runs `source` in `modes` (the original always first) and compares.
 /// A program the VM cannot compile is bad input.
 pub fn check(worker: &mut Worker, source: &str, path: &str, modes: &[Mode]) -> Result<CheckReport, InputError> {
+    Ok(check_if(worker, source, path, modes, |_| true)?.expect("every original goes on"))
+}
+
+/// [`check`], but `None` (the other modes not run) when the original's
+/// outcome fails `go_on`: the reducer skips a candidate whose original ran
+/// out of time without running it twice more.
+pub fn check_if(
+    worker: &mut Worker,
+    source: &str,
+    path: &str,
+    modes: &[Mode],
+    go_on: impl Fn(&Outcome) -> bool,
+) -> Result<Option<CheckReport>, InputError> {
     let mut runs = Vec::new();
     let original = worker
         .run(source, path)
         .map_err(|e| InputError(format!("{path}:{}:{}: syntax error: {}", e.line, e.column, e.message)))?;
+    if !go_on(&original) {
+        return Ok(None);
+    }
     runs.push((Mode::Original, ModeRun::Ran { outcome: original }));
     // One conversion serves the unstaged and staged modes.
     let mut conversion = None;
@@ -35,5 +51,5 @@ pub fn check(worker: &mut Worker, source: &str, path: &str, modes: &[Mode]) -> R
         }
     }
     let verdict = verdict(&runs);
-    Ok(CheckReport { file: path.to_string(), runs, verdict })
+    Ok(Some(CheckReport { file: path.to_string(), runs, verdict }))
 }

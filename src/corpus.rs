@@ -8,8 +8,13 @@
 //! # expect: agree            (or: refused, diverged)
 //! # reason: why a refusal or an accepted divergence is expected
 //! # about: what the program checks
+//! # origin: where it came from (fuzz findings: seed, index, generator version, date)
+//! # status: open | accepted | fixed | refused (entries added from findings)
 //! ```
-//! `replay` re-checks an entry against its expected verdict.
+//! `replay` re-checks an entry against its expected verdict; [`add`] makes
+//! an entry from a (reduced) finding.
+
+pub mod add;
 
 use crate::check::check;
 use crate::executor::Worker;
@@ -32,6 +37,8 @@ pub struct Entry {
     pub modes: Vec<Mode>,
     pub expect: Expect,
     pub reason: Option<String>,
+    pub origin: Option<String>,
+    pub status: Option<String>,
     pub source: String,
 }
 
@@ -64,6 +71,8 @@ impl Entry {
             modes,
             expect,
             reason: field("reason"),
+            origin: field("origin"),
+            status: field("status"),
             path: path.to_path_buf(),
             source,
         })

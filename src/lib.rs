@@ -11,5 +11,6 @@ pub mod html;
 pub mod input;
 pub mod modes;
 pub mod oracle;
+pub mod reduce;
 
 pub use stagecheck_executor as executor;

@@ -93,6 +93,12 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Shrink a program while its finding (kind and mode of divergence) holds;
+    /// writes the reduced program, headed by the command that replays it.
+    ///
+    /// Exit status: 0 when written, 2 on bad input or when the program shows
+    /// no finding (or not the one --signature names).
+    Reduce(ReduceArgs),
 }
 
 #[derive(clap::Args)]
@@ -121,6 +127,9 @@ struct FuzzArgs {
     /// Wall-clock limit of each run, in seconds.
     #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
     time_limit: f64,
+    /// Time to reduce each new finding into reduced.py (0: do not reduce).
+    #[arg(long, default_value = "10s")]
+    reduce_time: String,
 }
 
 #[derive(Subcommand)]
@@ -145,6 +154,11 @@ enum CorpusAction {
         #[arg(long, default_value = "reports/corpus-review")]
         out: PathBuf,
     },
+    /// Add a (reduced) finding to the corpus as one file with a corpus header;
+    /// prints its path. Never overwrites.
+    ///
+    /// Exit status: 0 when added, 2 on bad input or when the file exists.
+    Add(CorpusAddArgs),
 }
 
 fn main() -> ExitCode {
@@ -155,6 +169,8 @@ fn main() -> ExitCode {
         }
         Command::Convert { file, map } => convert(&file, map),
         Command::Corpus { action: CorpusAction::Replay { dir } } => corpus_replay(&dir),
+        Command::Corpus { action: CorpusAction::Add(args) } => corpus_add(args),
+        Command::Reduce(args) => reduce_cmd(args),
         Command::Check { file, modes, json, time_limit } => check_cmd(&file, &modes, json, time_limit),
         Command::Fuzz(args) => fuzz_cmd(args),
         Command::Report { dirs, out } => report_cmd(&dirs, out.as_deref()),
@@ -171,7 +187,8 @@ fn main() -> ExitCode {
 
 fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
     use stagecheck::fuzz::{self, Families};
-    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit } = args;
+    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit, reduce_time } = args;
+    let reduce_time = duration_or_zero("--reduce-time", &reduce_time)?;
     let (time, family) = (time.as_str(), family.as_str());
     let time = fuzz::parse_duration(time).ok_or_else(|| InputError(format!("--time: not a duration: {time:?} (try 90s, 10m, 1h)")))?;
     let families = match family {
@@ -194,6 +211,7 @@ fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
         exec: Config { keep_graph: false, ..config(time_limit, 512)? },
         max_programs: programs,
         stop_at_first,
+        reduce_time,
     };
     let bar = indicatif::ProgressBar::new_spinner();
     bar.enable_steady_tick(Duration::from_millis(200));
@@ -286,7 +304,7 @@ fn run(file: &Path, json: bool, time_limit: f64, memory_limit: usize, mode: Mode
 fn convert(file: &Path, map: bool) -> Result<ExitCode, InputError> {
     let source = read_program(file)?;
     let path = file.display().to_string();
-    match stagecheck_transformer::convert(&source, &path) {
+    match stagecheck_transformer::convert_verified(&source, &path) {
         Ok(c) => {
             if map {
                 for (i, line) in c.source.lines().enumerate() {
@@ -376,4 +394,91 @@ fn corpus_replay(dir: &Path) -> Result<ExitCode, InputError> {
     }
     println!("corpus: {} programs, {} as expected, {failed} not", paths.len(), paths.len() - failed);
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+// --- Reduction and corpus additions (issue 6) ---
+
+#[derive(clap::Args)]
+struct ReduceArgs {
+    /// The program (a finding's program.py, or any program that diverges).
+    file: PathBuf,
+    /// Comma-separated modes (default: the header's `# modes:` or replay
+    /// command's, else all three).
+    #[arg(long, value_delimiter = ',')]
+    modes: Option<Vec<Mode>>,
+    /// Where to write (default: reduced.py next to a finding's program.py, else FILE's stem + .reduced.py).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The finding to keep, KIND-MODE (terminal-staged, stdout-unstaged, ...), or auto: the one FILE shows.
+    #[arg(long, default_value = "auto")]
+    signature: String,
+    /// Time budget: 90, 90s, 10m.
+    #[arg(long, default_value = "60s")]
+    time: String,
+    /// Wall-clock limit of each run of the first check, in seconds (candidates get a shorter one).
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+    time_limit: f64,
+}
+
+#[derive(clap::Args)]
+struct CorpusAddArgs {
+    /// The program: a reduced finding (reduced.py), a finding's program.py, or any program.
+    file: PathBuf,
+    /// The corpus directory to add to.
+    #[arg(long, default_value = "corpus/fuzz")]
+    dir: PathBuf,
+    /// The header's construct (default: the directory's name).
+    #[arg(long)]
+    construct: Option<String>,
+    /// The entry's id (default: from the directory and the next free number, e.g. fuzz-003).
+    #[arg(long)]
+    id: Option<String>,
+    /// Comma-separated modes (default: the file header's, else all three).
+    #[arg(long, value_delimiter = ',')]
+    modes: Option<Vec<Mode>>,
+    /// Record the divergence as known and accepted, for this reason.
+    #[arg(long, value_name = "REASON")]
+    accepted: Option<String>,
+    /// What the program checks (default: its finding and origin).
+    #[arg(long)]
+    about: Option<String>,
+}
+
+/// A duration flag where `0` means none.
+fn duration_or_zero(flag: &str, text: &str) -> Result<Duration, InputError> {
+    if text.trim().trim_end_matches('s') == "0" {
+        return Ok(Duration::ZERO);
+    }
+    stagecheck::fuzz::parse_duration(text).ok_or_else(|| InputError(format!("{flag}: not a duration: {text:?} (try 5s, 1m, or 0)")))
+}
+
+fn reduce_cmd(args: ReduceArgs) -> Result<ExitCode, InputError> {
+    use stagecheck::reduce::finding::{self, Target};
+    let ReduceArgs { file, modes, out, signature, time, time_limit } = args;
+    let text = read_program(&file)?;
+    let modes = modes.or_else(|| finding::header_modes(&finding::split_header(&text).0)).unwrap_or_else(|| Mode::ALL.to_vec());
+    let target = match signature.as_str() {
+        "auto" => None,
+        s => Some(s.parse::<Target>().map_err(|e| InputError(format!("--signature: {e}")))?),
+    };
+    let budget = duration_or_zero("--time", &time)?;
+    let out = out.unwrap_or_else(|| finding::default_out(&file));
+    let options = finding::Options { modes, exec: config(time_limit, 512)?, budget, target };
+    let mut progress = |p: &stagecheck::reduce::Progress| {
+        eprintln!("reduce: {:<20} {:>4} lines, {:>5} checks, {:>6.1} s", p.pass, p.lines, p.tests, p.elapsed.as_secs_f64())
+    };
+    let reduced = finding::reduce_file(&file, &out, &options, &mut progress).map_err(InputError)?;
+    let r = &reduced.reduction;
+    println!("{}: {} lines from {} ({}), {} checks in {:.1} s{}", out.display(), r.lines_after, r.lines_before,
+        reduced.target, r.tests, r.elapsed.as_secs_f64(), if r.complete { "" } else { " (time budget reached)" });
+    println!("replay: {}", finding::replay_command(&options.modes, &out));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn corpus_add(args: CorpusAddArgs) -> Result<ExitCode, InputError> {
+    let CorpusAddArgs { file, dir, construct, id, modes, accepted, about } = args;
+    let options = stagecheck::corpus::add::Options { dir, construct, id, modes, accepted, about };
+    let path = stagecheck::corpus::add::add(&file, &options, &mut Worker::new(Config::default())).map_err(InputError)?;
+    println!("{}", path.display());
+    Ok(ExitCode::SUCCESS)
 }

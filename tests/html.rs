@@ -10,7 +10,8 @@
 //! twice, so the converted program prints one more line). Reports come from
 //! real fuzz runs, merged as `stagecheck report` merges shards. With the
 //! feature `planted-bugs` (scripts/planted-bugs), a report with a real
-//! finding must show that finding's difference marked too.
+//! finding must show that finding's difference marked, and link its program
+//! and its reduction.
 
 use stagecheck::executor::Config;
 use stagecheck::fuzz::report::{self, Summary};
@@ -45,7 +46,9 @@ fn chromium() -> PathBuf {
 
 /// The DOM headless Chromium builds from `page` (a file), serialised.
 fn dump_dom(page: &Path) -> String {
-    let profile = temp_dir("chromium-profile");
+    // A fresh profile per load: tests load pages at the same time.
+    static LOADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let profile = temp_dir(&format!("chromium-profile-{}", LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
     let url = format!("file://{}", page.canonicalize().expect("page exists").display());
     let mut child = Command::new(chromium())
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"])
@@ -204,6 +207,7 @@ fn fuzz_run(out: &Path, seed: u64, programs: u64) -> Summary {
         exec: Config { keep_graph: false, ..Config::default() },
         max_programs: Some(programs),
         stop_at_first: false,
+        reduce_time: Duration::ZERO,
     };
     let stats = fuzz::run(&options, &|_| {}).expect("fuzz run");
     let summary = Summary::of_run(&options, &stats);
@@ -325,5 +329,6 @@ fn a_reports_finding_is_shown_with_its_difference_marked() {
     let marked = texts_of_class(&dom, "divergent");
     assert!(!marked.is_empty(), "the finding's first difference is marked: {dom}");
     assert!(dom.contains(&format!("findings/{}/program.py", finding.id)), "its program is linked");
+    assert!(dom.contains(&format!("findings/{}/reduced.py", finding.id)), "and its reduction (fuzz reduces new findings)");
     assert!(strip_tags(&dom).contains(&format!("stagecheck check {}", finding.path.join("program.py").display())), "its replay command");
 }

@@ -1,30 +1,56 @@
 //! The fuzzer finds every planted bug (issue 5): with the feature
 //! `planted-bugs`, `STAGECHECK_PLANT=<bug> stagecheck fuzz` on one core must
 //! save a finding within 60 s. Each bug runs in its own process (the bug is
-//! chosen when the interpreter is built).
+//! chosen when the interpreter is built). And each finding reduces to at
+//! most 15 lines that replay it with one command (issue 6): the fuzz run
+//! writes `reduced.py` next to the finding's program, and the command in
+//! its header gives the finding's kind of divergence in the same mode.
 //!
 //!     scripts/planted-bugs     # = cargo test --release --features planted-bugs --test planted
 
 #![cfg(feature = "planted-bugs")]
 
+mod common;
+
 use std::process::Command;
 
-fn finds(bug: &str) {
-    let out_dir = std::env::temp_dir().join(format!("stagecheck-planted-{bug}-{}", std::process::id()));
+/// Fuzzes with `bug` planted until the first finding; the findings' directories.
+fn fuzz(bug: &str, reduce_time: &str) -> (Vec<std::fs::DirEntry>, String) {
+    let out_dir = std::env::temp_dir().join(format!("stagecheck-planted-{bug}-{reduce_time}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out_dir);
     let out = Command::new(env!("CARGO_BIN_EXE_stagecheck"))
-        .args(["fuzz", "--time", "60s", "--jobs", "1", "--family", "plain", "--seed", "7", "--stop-at-first", "--out"])
+        .args(["fuzz", "--time", "60s", "--jobs", "1", "--family", "plain", "--seed", "7", "--stop-at-first"])
+        .args(["--reduce-time", reduce_time, "--out"])
         .arg(&out_dir)
         .env("STAGECHECK_PLANT", bug)
         .output()
         .expect("stagecheck runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(1), "{bug}: no finding within 60 s\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     let findings: Vec<_> = std::fs::read_dir(out_dir.join("findings")).expect("findings dir").flatten().collect();
     assert!(!findings.is_empty(), "{bug}: exit 1 but no finding on disk");
+    (findings, stdout)
+}
+
+fn finds(bug: &str) {
+    // The reductions take 1-2 s unloaded; the margin is for a busy machine.
+    let (findings, stdout) = fuzz(bug, "20s");
     for f in findings {
         let program = std::fs::read_to_string(f.path().join("program.py")).expect("program.py");
         assert!(program.contains("# replay: stagecheck check"), "{program}");
+        // The directory is named for the signature: kind-mode-hash.
+        let name = f.file_name().to_string_lossy().into_owned();
+        let mut parts = name.split('-');
+        let (kind, mode) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+        let reduced_path = f.path().join("reduced.py");
+        let reduced = std::fs::read_to_string(&reduced_path).unwrap_or_else(|e| panic!("{bug}: {}: {e}", reduced_path.display()));
+        let lines = common::code_lines(&reduced);
+        assert!(lines <= 15, "{bug}: {lines} lines:\n{reduced}");
+        let replay = common::replay(&reduced_path, &[]);
+        assert_eq!(replay.status.code(), Some(1), "{bug}: the replay does not diverge:\n{reduced}\n{}", String::from_utf8_lossy(&replay.stdout));
+        let json = common::replay(&reduced_path, &["--json"]);
+        assert_eq!(common::kind_and_mode(&json.stdout), (kind.to_string(), mode.to_string()), "{bug}:\n{reduced}");
+        println!("{bug}: {} lines from {}\n{reduced}", lines, common::code_lines(&program));
     }
     println!("{bug}: found\n{stdout}");
 }
@@ -52,4 +78,12 @@ fn for_else_after_break() {
 #[test]
 fn nonlocal_write_lost() {
     finds("nonlocal_write_lost");
+}
+
+#[test]
+fn reduce_time_0_keeps_findings_unreduced() {
+    for f in fuzz("and_evaluates_all", "0").0 {
+        assert!(f.path().join("program.py").exists());
+        assert!(!f.path().join("reduced.py").exists(), "{}", f.path().display());
+    }
 }

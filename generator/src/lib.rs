@@ -35,6 +35,10 @@ mod tensor_expr;
 mod types;
 
 pub use config::{Config, MAX_WEIGHT};
+
+/// The generator's version: findings record it (program i of seed s is the
+/// same program only under the same version).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub use plain::FUEL;
 pub use table::{names as construct_names, Construct, TABLE};
 

@@ -48,10 +48,11 @@ impl Store {
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp)?;
         let program = format!(
-            "# stagecheck finding {id}\n# seed {} index {} family {:?} constructs: {}\n# replay: stagecheck check {}\n\n{}",
+            "# stagecheck finding {id}\n# seed {} index {} family {:?} generator {} constructs: {}\n# replay: stagecheck check {}\n\n{}",
             case.seed,
             case.index,
             case.program.family,
+            stagecheck_generator::VERSION,
             signature.constructs.join(", "),
             dest.join("program.py").display(),
             case.program.source

@@ -60,6 +60,8 @@ pub struct Options {
     pub max_programs: Option<u64>,
     /// Stop at the first new finding.
     pub stop_at_first: bool,
+    /// Time to reduce each new finding into `reduced.py` (zero: none).
+    pub reduce_time: Duration,
 }
 
 /// The modes every generated program runs in.
@@ -99,6 +101,9 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                             }
                         }
                     }
+                    if let (Some(dir), outcome::Kind::Finding { signature, .. }) = (&saved, &checked.kind) {
+                        reduce_saved(dir, signature, options);
+                    }
                     if saved.is_some() && options.stop_at_first {
                         stop.store(true, Ordering::Relaxed);
                     }
@@ -123,6 +128,25 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
     let mut stats = stats.into_inner().expect("stats");
     stats.finish(started.elapsed());
     Ok(stats)
+}
+
+/// Reduces a saved finding into `reduced.py` next to its `program.py`
+/// (written atomically, after the finding's directory is whole); best
+/// effort: a reduction that fails is reported, and the finding stays.
+fn reduce_saved(dir: &std::path::Path, signature: &signature::Signature, options: &Options) {
+    use crate::reduce::finding::{reduce_file, Options as ReduceOptions, Target};
+    if options.reduce_time.is_zero() {
+        return;
+    }
+    let reduce = ReduceOptions {
+        modes: MODES.to_vec(),
+        exec: options.exec.clone(),
+        budget: options.reduce_time,
+        target: signature.mode.parse().ok().map(|mode| Target { kind: signature.kind.clone(), mode }),
+    };
+    if let Err(e) = reduce_file(&dir.join("program.py"), &dir.join("reduced.py"), &reduce, &mut |_| {}) {
+        eprintln!("stagecheck fuzz: {}: not reduced: {e}", dir.display());
+    }
 }
 
 /// Keeps a program for review as `<out>/<dir>/<n>.py` (`refused` programs

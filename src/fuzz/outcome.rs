@@ -74,7 +74,7 @@ pub fn check_case(worker: &mut Worker, case: &Case) -> Checked {
 }
 
 /// The other mode hit its time limit where the original ended.
-fn only_timed_out(verdict: &Verdict) -> bool {
+pub fn only_timed_out(verdict: &Verdict) -> bool {
     use crate::executor::{Limit, Terminal};
     use crate::oracle::Difference;
     matches!(verdict, Verdict::Diverged { differences, .. } if matches!(differences.first(),

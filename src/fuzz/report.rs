@@ -49,6 +49,9 @@ pub struct Parameters {
     pub stop_at_first: bool,
     pub time_limit_seconds: f64,
     pub memory_limit_mib: usize,
+    /// Time to reduce each new finding (0: not reduced).
+    #[serde(default)]
+    pub reduce_seconds: f64,
     /// The stagecheck version that ran it.
     pub version: String,
 }
@@ -64,6 +67,7 @@ impl Parameters {
             stop_at_first: options.stop_at_first,
             time_limit_seconds: options.exec.time_limit.as_secs_f64(),
             memory_limit_mib: options.exec.memory_limit >> 20,
+            reduce_seconds: options.reduce_time.as_secs_f64(),
             version: env!("CARGO_PKG_VERSION").to_string(),
         }
     }

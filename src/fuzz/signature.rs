@@ -15,20 +15,7 @@ pub struct Signature {
 
 impl Signature {
     pub fn of(verdict: &Verdict, constructs: &[&'static str]) -> Signature {
-        let (kind, mode) = match verdict {
-            Verdict::Diverged { mode, differences } => {
-                let kind = match differences.first() {
-                    Some(Difference::Terminal { .. }) => "terminal",
-                    Some(Difference::Stdout { .. }) => "stdout",
-                    Some(Difference::Global { .. }) => "global",
-                    Some(Difference::Crash { .. }) => "crash",
-                    Some(Difference::Uncompilable { .. }) => "uncompilable",
-                    None => "none",
-                };
-                (kind, mode.to_string())
-            }
-            _ => ("none", String::new()),
-        };
+        let (kind, mode) = kind_and_mode(verdict);
         let mut constructs: Vec<String> = constructs.iter().map(|c| c.to_string()).collect();
         constructs.sort();
         constructs.dedup();
@@ -46,5 +33,25 @@ impl Signature {
             }
         }
         format!("{}-{}-{h:08x}", self.kind, self.mode)
+    }
+}
+
+/// The kind of a verdict's first difference and the mode that parted ways
+/// (`("none", "")` when the modes did not diverge): what a reduced program
+/// must keep of its finding (`src/reduce/finding.rs`).
+pub fn kind_and_mode(verdict: &Verdict) -> (&'static str, String) {
+    match verdict {
+        Verdict::Diverged { mode, differences } => {
+            let kind = match differences.first() {
+                Some(Difference::Terminal { .. }) => "terminal",
+                Some(Difference::Stdout { .. }) => "stdout",
+                Some(Difference::Global { .. }) => "global",
+                Some(Difference::Crash { .. }) => "crash",
+                Some(Difference::Uncompilable { .. }) => "uncompilable",
+                None => "none",
+            };
+            (kind, mode.to_string())
+        }
+        _ => ("none", String::new()),
     }
 }

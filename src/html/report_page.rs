@@ -99,6 +99,7 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
                 format!("{} s", p.time_limit_seconds),
                 format!("{} MiB", p.memory_limit_mib),
                 if p.stop_at_first { "yes" } else { "no" }.to_string(),
+                format!("{} s", p.reduce_seconds),
                 format!("{:.1} s", r.seconds),
                 r.programs.to_string(),
                 format!("{:.1}", r.checks_per_second),
@@ -110,7 +111,7 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
         .collect();
     b.push_str(&table(
         "runs",
-        &["run", "seed", "families", "jobs", "--time", "--programs", "--time-limit", "memory", "--stop-at-first", "ran", "programs", "checks/s", "new findings", "version"],
+        &["run", "seed", "families", "jobs", "--time", "--programs", "--time-limit", "memory", "--stop-at-first", "--reduce-time", "ran", "programs", "checks/s", "new findings", "version"],
         &rows,
     ));
 

@@ -12,7 +12,7 @@ use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_python_ast::relocate::relocate_expr;
 use ruff_text_size::TextRange;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// What a placeholder is replaced by.
 pub enum Sub {
@@ -23,7 +23,7 @@ pub enum Sub {
 }
 
 thread_local! {
-    static CACHE: RefCell<HashMap<&'static str, Vec<Stmt>>> = RefCell::new(HashMap::new());
+    static CACHE: RefCell<HashMap<(usize, usize), Vec<Stmt>>> = RefCell::new(HashMap::default());
 }
 
 /// Parses `template` (cached) into statements standing for `origin`, with
@@ -31,7 +31,8 @@ thread_local! {
 pub fn stmts(template: &'static str, origin: TextRange, subs: Vec<(&str, Sub)>) -> Vec<Stmt> {
     let mut body = CACHE.with(|c| {
         c.borrow_mut()
-            .entry(template)
+            // Keyed by address: each template is a `&'static str`.
+            .entry((template.as_ptr() as usize, template.len()))
             .or_insert_with(|| {
                 let mut body = ruff_python_parser::parse_module(template)
                     .unwrap_or_else(|e| panic!("bad template {template:?}: {e}"))
@@ -162,6 +163,61 @@ pub fn call(func: Expr, args: Vec<Expr>) -> Expr {
             keywords: Default::default(),
         },
     })
+}
+
+/// `def name(params): body`, standing for `origin` (the thunks and state
+/// functions of control flow, built directly for the same reason).
+pub fn function_def(name: &str, params: &[String], body: Vec<Stmt>, origin: TextRange) -> Stmt {
+    let parameter = |p: &String| ast::ParameterWithDefault {
+        range: TextRange::default(),
+        node_index: Default::default(),
+        parameter: ast::Parameter {
+            range: TextRange::default(),
+            node_index: Default::default(),
+            name: ast::Identifier::new(p.as_str(), TextRange::default()),
+            annotation: None,
+        },
+        default: None,
+    };
+    Stmt::FunctionDef(ast::StmtFunctionDef {
+        node_index: Default::default(),
+        range: origin,
+        is_async: false,
+        decorator_list: Default::default(),
+        name: ast::Identifier::new(name, TextRange::default()),
+        type_params: None,
+        parameters: Box::new(ast::Parameters {
+            range: TextRange::default(),
+            node_index: Default::default(),
+            posonlyargs: Default::default(),
+            args: params.iter().map(parameter).collect(),
+            vararg: None,
+            kwonlyargs: Default::default(),
+            kwarg: None,
+        }),
+        returns: None,
+        body: body.into_iter().collect(),
+    })
+}
+
+/// `return value`, standing for `origin`.
+pub fn return_stmt(value: Expr, origin: TextRange) -> Stmt {
+    Stmt::Return(ast::StmtReturn { node_index: Default::default(), range: origin, value: Some(Box::new(value)) })
+}
+
+/// `target = value`, standing for `origin`.
+pub fn assign(target: Expr, value: Expr, origin: TextRange) -> Stmt {
+    Stmt::Assign(ast::StmtAssign { node_index: Default::default(), range: origin, targets: vec![target], value: Box::new(value) })
+}
+
+/// An expression statement, standing for `origin`.
+pub fn expr_stmt(value: Expr, origin: TextRange) -> Stmt {
+    Stmt::Expr(ast::StmtExpr { node_index: Default::default(), range: origin, value: Box::new(value) })
+}
+
+/// `pass`, standing for `origin`.
+pub fn pass(origin: TextRange) -> Stmt {
+    Stmt::Pass(ast::StmtPass { node_index: Default::default(), range: origin })
 }
 
 /// Generated lambdas carry the empty range at 0; a user's never does.

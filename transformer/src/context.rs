@@ -4,7 +4,7 @@ use crate::analysis::scopes::Scope;
 use crate::namer::Namer;
 use ruff_python_ast::Expr;
 use ruff_text_size::TextRange;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 pub struct FunctionContext<'n> {
     pub namer: &'n mut Namer,

@@ -23,6 +23,7 @@ pub mod error;
 pub mod namer;
 pub mod passes;
 pub mod planted;
+pub mod syntax;
 pub mod unparse;
 
 pub use error::ConversionError;
@@ -42,11 +43,24 @@ pub struct Conversion {
     pub runtime_name: String,
 }
 
-/// Converts `source` (named `path` in errors).
+/// Converts `source` (named `path` in errors), trusting the printer
+/// ([`unparse::Verify::Printer`]): what `check` and the fuzzer use, since
+/// they run the printed code against the original anyway.
 pub fn convert(source: &str, path: &str) -> Result<Conversion, ConversionError> {
+    convert_with(source, path, unparse::Verify::Printer)
+}
+
+/// Converts `source`, then parses the printed code again and refuses it
+/// unless its tree is the converted one ([`unparse::Verify::Tree`]): what
+/// `stagecheck convert` prints, for code that leaves the tool.
+pub fn convert_verified(source: &str, path: &str) -> Result<Conversion, ConversionError> {
+    convert_with(source, path, unparse::Verify::Tree)
+}
+
+fn convert_with(source: &str, path: &str, verify: unparse::Verify) -> Result<Conversion, ConversionError> {
     // The passes are written not to panic; this is the last line of defence
     // behind that promise, so that a bug is a refusal naming the file.
-    match catch_unwind(AssertUnwindSafe(|| convert_inner(source, path))) {
+    match catch_unwind(AssertUnwindSafe(|| convert_inner(source, path, verify))) {
         Ok(r) => r,
         Err(payload) => {
             let msg = payload
@@ -64,7 +78,7 @@ pub fn convert(source: &str, path: &str) -> Result<Conversion, ConversionError> 
     }
 }
 
-fn convert_inner(source: &str, path: &str) -> Result<Conversion, ConversionError> {
+fn convert_inner(source: &str, path: &str, verify: unparse::Verify) -> Result<Conversion, ConversionError> {
     let lines = LineIndex::from_source_text(source);
     let error = |offset, construct: &str, reason: String| ConversionError {
         file: path.to_string(),
@@ -86,7 +100,7 @@ fn convert_inner(source: &str, path: &str) -> Result<Conversion, ConversionError
     body.insert(header_position(&body), header);
     // ruff's printer has limits of its own; refuse rather than emit what
     // they break (at line 1: the printed code has no original position).
-    let (text, map) = unparse::print(source, &body).map_err(|reason| error(0.into(), "printer", reason))?;
+    let (text, map) = unparse::print(source, &body, verify).map_err(|reason| error(0.into(), "printer", reason))?;
     Ok(Conversion { source: text, map, runtime_name: ag })
 }
 

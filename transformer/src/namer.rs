@@ -8,7 +8,7 @@
 use crate::analysis::activity::{import_binding, pattern_capture};
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 #[derive(Default)]
 pub struct Namer {
@@ -22,7 +22,7 @@ pub struct Namer {
 impl Namer {
     /// Reserves every identifier appearing in `module`.
     pub fn new(module: &[Stmt]) -> Namer {
-        let mut collect = Collect(HashSet::new());
+        let mut collect = Collect(HashSet::default());
         for s in module {
             collect.visit_stmt(s);
         }
@@ -32,7 +32,10 @@ impl Namer {
     /// A name based on `base`, unused so far; reserved from now on.
     pub fn new_name(&mut self, base: &str) -> String {
         // `next`: the suffix to try next (0: the bare base).
-        let next = self.next.entry(base.to_string()).or_insert(0);
+        let next = match self.next.get_mut(base) {
+            Some(next) => next,
+            None => self.next.entry(base.to_string()).or_insert(0),
+        };
         let mut candidate = base.to_string();
         loop {
             if *next > 0 {

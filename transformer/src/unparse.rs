@@ -7,11 +7,10 @@
 //! the printed code again and pairing statements in order gives, for every
 //! generated line, the original line.
 
-use ruff_python_ast::visitor::{walk_stmt, Visitor};
 use ruff_python_ast::{Expr, Stmt};
 use ruff_python_codegen::{Generator, Indentation};
 use ruff_source_file::{LineEnding, LineIndex};
-use ruff_text_size::{Ranged, TextRange};
+use ruff_text_size::{Ranged, TextRange, TextSize};
 use serde::Serialize;
 
 /// For each line of the converted source (index 0 = line 1), the original
@@ -30,17 +29,27 @@ impl SourceMap {
 }
 
 pub fn unparse(body: &[Stmt]) -> String {
+    printed(body).source
+}
+
+/// A module printed, with where each statement (in preorder) starts.
+pub fn printed(body: &[Stmt]) -> ruff_python_codegen::Printed {
     let indent = Indentation::new("    ".to_string());
-    let mut s = String::new();
+    let mut out = ruff_python_codegen::Printed { source: String::new(), starts: Vec::new(), interpolated: false };
     for (i, stmt) in body.iter().enumerate() {
         let def = |s: &Stmt| matches!(s, Stmt::FunctionDef(_) | Stmt::ClassDef(_));
         if i > 0 && (def(stmt) || def(&body[i - 1])) {
-            s.push_str("\n\n");
+            out.source.push_str("\n\n");
         }
-        s.push_str(Generator::new(&indent, LineEnding::Lf).stmt(stmt).trim_start_matches('\n'));
-        s.push('\n');
+        let one = Generator::new(&indent, LineEnding::Lf).stmt_printed(stmt);
+        let text = one.source.trim_start_matches('\n');
+        let base = out.source.len() - (one.source.len() - text.len());
+        out.starts.extend(one.starts.into_iter().map(|(range, at)| (range, base + at)));
+        out.interpolated |= one.interpolated;
+        out.source.push_str(text);
+        out.source.push('\n');
     }
-    s
+    out
 }
 
 /// An expression as source text (for error messages and `expr_repr`s).
@@ -49,38 +58,37 @@ pub fn expr_source(e: &Expr) -> String {
     Generator::new(&indent, LineEnding::Lf).expr(e)
 }
 
-/// Statement ranges in source order, nested functions included.
-fn statement_ranges(body: &[Stmt]) -> Vec<TextRange> {
-    struct R(Vec<TextRange>);
-    impl Visitor<'_> for R {
-        fn visit_stmt(&mut self, stmt: &Stmt) {
-            self.0.push(stmt.range());
-            walk_stmt(self, stmt);
-        }
-    }
-    let mut r = R(Vec::new());
-    for s in body {
-        r.visit_stmt(s);
-    }
-    r.0
+/// How much [`print`] checks the printed code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verify {
+    /// Parse the printed code again and compare its tree with the converted
+    /// one (`stagecheck convert`): a printer bug becomes a refusal.
+    Tree,
+    /// Trust the printer (its round trip is a property test and a fuzz
+    /// target; `check` runs the printed code against the original anyway),
+    /// parsing again only when an f-string or t-string was printed, to
+    /// catch quotes that need a newer Python than the original.
+    Printer,
 }
 
-/// The module printed, checked against the tree it came from, and mapped.
-/// `Err` names what ruff's printer would break; the caller refuses.
-pub fn print(original: &str, converted: &[Stmt]) -> Result<(String, SourceMap), String> {
-    let text = unparse(converted);
-    // One parse of the printed code (as Python 3.11, to count what it lacks)
-    // serves every check below and the source map.
-    let printed = parse_py311(&text)?;
-    if !same_tree(converted, printed.suite()) {
-        return Err("ruff's printer would change the program (it cannot print this tree as it is); refused rather than emitted".into());
+/// The module printed, checked (`verify`) and mapped. `Err` names what
+/// ruff's printer would break; the caller refuses.
+pub fn print(original: &str, converted: &[Stmt], verify: Verify) -> Result<(String, SourceMap), String> {
+    let out = printed(converted);
+    if verify == Verify::Tree || out.interpolated {
+        // One parse of the printed code (as Python 3.11, to count what it
+        // lacks) serves both checks.
+        let printed = parse_py311(&out.source)?;
+        if !same_tree(converted, printed.suite()) {
+            return Err("ruff's printer would change the program (it cannot print this tree as it is); refused rather than emitted".into());
+        }
+        let unsupported = printed.unsupported_syntax_errors().len();
+        if unsupported > 0 && unsupported > parse_py311(original).map_or(0, |p| p.unsupported_syntax_errors().len()) {
+            return Err("the printed code would need a newer Python than the original (an f-string's quotes)".into());
+        }
     }
-    let unsupported = printed.unsupported_syntax_errors().len();
-    if unsupported > 0 && unsupported > parse_py311(original).map_or(0, |p| p.unsupported_syntax_errors().len()) {
-        return Err("the printed code would need a newer Python than the original (an f-string's quotes)".into());
-    }
-    let map = source_map(original, converted, printed.suite(), &text);
-    Ok((text, map))
+    let map = source_map(original, &out.starts, &out.source);
+    Ok((out.source, map))
 }
 
 /// Parses `source` as a module, recording syntax Python 3.11 lacks (3.12
@@ -104,27 +112,26 @@ fn same_tree(converted: &[Stmt], printed: &[Stmt]) -> bool {
         && printed.iter().zip(converted).all(|(a, b)| ComparableStmt::from(a) == ComparableStmt::from(b))
 }
 
-/// Pairs the statements of the converted tree (original ranges) with those
-/// of its printed form (`printed`, parsed from `generated`).
-pub fn source_map(original: &str, converted: &[Stmt], printed: &[Stmt], generated: &str) -> SourceMap {
-    let from = statement_ranges(converted);
-    let to = statement_ranges(printed);
+/// For each generated line, the original line of the statement that
+/// starts on it (`starts`: each converted statement's original range and
+/// where the printer put it); lines inside a statement take its origin.
+pub fn source_map(original: &str, starts: &[(TextRange, usize)], generated: &str) -> SourceMap {
     let original_lines = LineIndex::from_source_text(original);
     let generated_lines = LineIndex::from_source_text(generated);
     let n = generated.lines().count();
     let mut lines = vec![0u32; n];
-    let mut starts = vec![false; n];
-    for (f, t) in from.iter().zip(&to) {
-        let g = generated_lines.line_index(t.start()).get() - 1;
-        let o = if f.is_empty() && f.start() == 0.into() { 0 } else { original_lines.line_index(f.start()).get() as u32 };
-        if g < n && !starts[g] {
+    let mut starts_here = vec![false; n];
+    for (from, at) in starts {
+        let g = generated_lines.line_index(TextSize::new(*at as u32)).get() - 1;
+        let o = if from.is_empty() && from.start() == 0.into() { 0 } else { original_lines.line_index(from.start()).get() as u32 };
+        if g < n && !starts_here[g] {
             lines[g] = o;
-            starts[g] = true;
+            starts_here[g] = true;
         }
     }
     // Lines inside a statement (continuations) take the statement's origin.
     for i in 1..n {
-        if !starts[i] {
+        if !starts_here[i] {
             lines[i] = lines[i - 1];
         }
     }

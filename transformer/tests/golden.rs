@@ -20,7 +20,7 @@ fn golden_conversions() {
     for input in inputs {
         let source = std::fs::read_to_string(&input).unwrap();
         let name = input.file_name().unwrap().to_string_lossy().to_string();
-        let actual = match stagecheck_transformer::convert(&source, &name) {
+        let actual = match stagecheck_transformer::convert_verified(&source, &name) {
             Ok(c) => c.source,
             Err(e) => format!("{e}\n"),
         };

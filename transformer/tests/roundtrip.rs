@@ -20,8 +20,11 @@ use proptest::prelude::*;
 use proptest::sample::{select, subsequence};
 use proptest::test_runner::FileFailurePersistence;
 use ruff_python_ast::comparable::ComparableModModule;
-use stagecheck_transformer::convert;
-use stagecheck_transformer::unparse::unparse;
+use ruff_python_ast::visitor::{walk_stmt, Visitor};
+use ruff_python_ast::Stmt;
+use ruff_text_size::Ranged;
+use stagecheck_transformer::unparse::printed;
+use stagecheck_transformer::{convert, convert_verified};
 
 // ---------------------------------------------------------------------------
 // Expressions: (text, atomic). A composite puts its operands in parentheses
@@ -590,20 +593,43 @@ fn program() -> impl Strategy<Value = String> {
 
 // ---------------------------------------------------------------------------
 
+/// Where each statement starts, in preorder.
+fn statement_starts(body: &[Stmt]) -> Vec<usize> {
+    struct Starts(Vec<usize>);
+    impl Visitor<'_> for Starts {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            self.0.push(stmt.start().to_usize());
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut starts = Starts(Vec::new());
+    body.iter().for_each(|s| starts.visit_stmt(s));
+    starts.0
+}
+
 /// Why `program` does not survive printing (`None` when it does): the tree
-/// of the printed program differs from the program's, or it does not parse.
+/// of the printed program differs from the program's, or it does not parse,
+/// or the printer put a statement elsewhere than it says (the source map is
+/// made of what it says).
 fn round_trip_failure(program: &str) -> Option<String> {
     let parsed = match ruff_python_parser::parse_module(program) {
         Ok(parsed) => parsed,
         Err(e) => return Some(format!("the program does not parse ({e}):\n{program}")),
     };
-    let printed = unparse(parsed.suite());
-    match ruff_python_parser::parse_module(&printed) {
+    let out = printed(parsed.suite());
+    let printed = &out.source;
+    match ruff_python_parser::parse_module(printed) {
         Err(e) => Some(format!("the printed program does not parse ({e}):\n--- program\n{program}\n--- printed\n{printed}")),
         Ok(reparsed) if ComparableModModule::from(parsed.syntax()) != ComparableModModule::from(reparsed.syntax()) => {
             Some(format!("printing changed the tree:\n--- program\n{program}\n--- printed\n{printed}"))
         }
-        Ok(_) => None,
+        Ok(reparsed) => {
+            let said: Vec<usize> = out.starts.iter().map(|(_, at)| *at).collect();
+            let actual = statement_starts(reparsed.suite());
+            (said != actual).then(|| {
+                format!("the printer says statements start at {said:?}, they start at {actual:?}:\n--- printed\n{printed}")
+            })
+        }
     }
 }
 
@@ -675,11 +701,20 @@ proptest! {
         prop_assert!(failure.is_none(), "{}", failure.unwrap_or_default());
     }
 
-    // `convert` also checks its printed code against its tree (and refuses
-    // what would differ); this exercises the conversion passes.
+    // `convert_verified` also checks its printed code against its tree (and
+    // refuses what would differ); this exercises the conversion passes, and
+    // that `convert`, which trusts the printer, gives the same result.
     #[test]
     fn conversion_never_panics_and_parses(program in program()) {
-        let result = std::panic::catch_unwind(|| convert(&program, "generated.py"));
+        let result = std::panic::catch_unwind(|| convert_verified(&program, "generated.py"));
+        let trusted = std::panic::catch_unwind(|| convert(&program, "generated.py"));
+        prop_assert!(trusted.is_ok(), "convert panicked on:\n{program}");
+        let same = match (result.as_ref(), trusted.as_ref().unwrap()) {
+            (Ok(Ok(a)), Ok(b)) => a.source == b.source && a.map == b.map,
+            (Ok(Err(a)), Err(b)) => a == b,
+            _ => false,
+        };
+        prop_assert!(same, "convert and convert_verified differ on:\n{program}");
         prop_assert!(result.is_ok(), "convert panicked on:\n{program}");
         match result.unwrap() {
             Ok(c) => {

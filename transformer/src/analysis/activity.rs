@@ -35,6 +35,17 @@ impl Activity {
         Activity::of_stmts(std::slice::from_ref(stmt))
     }
 
+    /// Only what `stmts` bind in this scope (`bound`, `globals`,
+    /// `nonlocals`): the bodies of nested functions, classes and lambdas,
+    /// which bind nothing here, are not walked.
+    pub fn bound_by(stmts: &[Stmt]) -> Names {
+        let mut v = Walker { bound_only: true, ..Walker::default() };
+        for s in stmts {
+            v.visit_stmt(s);
+        }
+        v.a.bound
+    }
+
     pub fn of_expr(expr: &Expr) -> Activity {
         let mut v = Walker::default();
         v.visit_expr(expr);
@@ -43,7 +54,9 @@ impl Activity {
 
     /// Everything read, here or by nested scopes (what liveness counts).
     pub fn uses(&self) -> Names {
-        self.read.union(&self.nested).cloned().collect()
+        let mut uses = self.read.clone();
+        uses.extend_from(&self.nested);
+        uses
     }
 }
 
@@ -88,6 +101,8 @@ struct Walker {
     depth: usize,
     /// Inside a comprehension (walrus targets bind in the enclosing function).
     comprehension: usize,
+    /// Only bindings count ([`Activity::bound_by`]).
+    bound_only: bool,
 }
 
 impl Walker {
@@ -99,11 +114,14 @@ impl Walker {
         }
     }
 
-    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+    /// Walks the body of a nested function, class or lambda.
+    fn nested(&mut self, f: impl FnOnce(&mut Self)) {
+        if self.bound_only {
+            return;
+        }
         self.depth += 1;
-        let r = f(self);
+        f(self);
         self.depth -= 1;
-        r
     }
 
     fn visit_params(&mut self, params: &ast::Parameters) {
@@ -188,6 +206,7 @@ impl<'a> Visitor<'a> for Walker {
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {
             Expr::Name(n) => match n.ctx {
+                ExprContext::Load if self.bound_only => {}
                 ExprContext::Load => {
                     if self.depth == 0 {
                         self.a.read.insert(n.id.clone());

@@ -14,7 +14,7 @@ use super::scopes::Scope;
 use super::Names;
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_text_size::TextRange;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 type State = Option<Names>;
 
@@ -27,7 +27,7 @@ fn join(a: State, b: State) -> State {
 
 /// Ranges of `Name` reads and `del` targets of locals that may be unbound there.
 pub fn possibly_unbound(scope: &Scope, body: &[Stmt]) -> HashSet<TextRange> {
-    let mut a = Analysis { scope, found: HashSet::new(), breaks: Vec::new() };
+    let mut a = Analysis { scope, found: HashSet::default(), breaks: Vec::new() };
     a.block(body, Some(scope.params.clone()));
     a.found
 }
@@ -188,7 +188,7 @@ impl Analysis<'_> {
                 return join(end, join(before, s));
             }
             Stmt::Try(t) => {
-                let deleted = activity::Activity::of_stmts(&t.body).bound;
+                let deleted = activity::Activity::bound_by(&t.body);
                 // An exception may leave the body at any point: a handler starts
                 // from the state before it, less what the body may unbind.
                 let entry: State = s.clone().map(|s| s.difference(&deleted).cloned().collect());

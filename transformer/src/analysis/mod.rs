@@ -9,6 +9,7 @@
 pub mod activity;
 pub mod definitions;
 pub mod liveness;
+pub mod names;
 pub mod scopes;
 
-pub type Names = std::collections::BTreeSet<ruff_python_ast::name::Name>;
+pub use names::Names;

@@ -25,7 +25,8 @@
 //! converted in turn.
 
 use crate::analysis::activity::Activity;
-use crate::analysis::{liveness, Names};
+use crate::analysis::liveness::{self, Live};
+use crate::analysis::Names;
 use crate::ast_build::{self, identifiers, string, thunk, Sub};
 use crate::blocks;
 use crate::context::FunctionContext;
@@ -34,28 +35,28 @@ use ruff_text_size::{Ranged, TextRange};
 
 pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) {
     let mut live_out: Names = cx.scope.globals.union(&cx.scope.nonlocals).cloned().collect();
-    live_out.extend(cx.scope.nested.iter().cloned());
+    live_out.extend_from(&cx.scope.nested);
     block(body, &live_out, cx);
 }
 
 fn block(body: &mut Vec<Stmt>, live_out: &Names, cx: &mut FunctionContext) {
+    let (_, lives) = liveness::block(body, live_out);
+    convert_block(body, lives, cx);
+}
+
+/// Converts the statements of `body`, whose liveness (computed before
+/// rewriting) is `lives`.
+fn convert_block(body: &mut Vec<Stmt>, lives: Vec<Live>, cx: &mut FunctionContext) {
     let stmts = std::mem::take(body);
-    // Live-out of each statement, computed backwards before rewriting.
-    let mut outs = vec![Names::new(); stmts.len()];
-    let mut live = live_out.clone();
-    for (i, s) in stmts.iter().enumerate().rev() {
-        outs[i] = live.clone();
-        live = liveness::live_in(std::slice::from_ref(s), &live);
-    }
-    for (stmt, out) in stmts.into_iter().zip(outs) {
+    for (stmt, live) in stmts.into_iter().zip(lives) {
+        let Live { out, mut uses, branches } = live;
         match stmt {
-            Stmt::If(s) => if_stmt(s, &out, cx, body),
+            Stmt::If(s) => if_stmt(s, out, branches, cx, body),
             Stmt::While(_) | Stmt::For(ast::StmtFor { is_async: false, .. }) => {
                 // Everything the loop reads, its test and iterable included,
                 // and the flags its extra test will read (`break_`,
                 // `do_return`): they are loop state even where no statement
                 // of the body reads them (a `break` as its last statement).
-                let mut uses = Activity::of_stmt(&stmt).uses();
                 if let Some(flags) = cx.extra_tests.get(&stmt.range()) {
                     uses.extend(flags.iter().map(|f| ruff_python_ast::name::Name::from(f.as_str())));
                 }
@@ -66,8 +67,8 @@ fn block(body: &mut Vec<Stmt>, live_out: &Names, cx: &mut FunctionContext) {
                 }
             }
             mut other => {
-                let mut inner = out.clone();
-                inner.extend(Activity::of_stmt(&other).uses());
+                let mut inner = out;
+                inner.extend_from(&uses);
                 blocks::for_each_block_vec(&mut other, &mut |b| block(b, &inner, cx));
                 body.push(other);
             }
@@ -87,7 +88,7 @@ fn declarations(bound: &Names, cx: &FunctionContext) -> (Vec<String>, Vec<String
 /// is what the body bound before its own statements were converted (after,
 /// its assignments sit in generated functions of its own).
 fn thunk_def(name: &str, params: &[String], body: Vec<Stmt>, bound: Option<Names>, origin: TextRange, cx: &FunctionContext) -> Stmt {
-    let bound = bound.unwrap_or_else(|| Activity::of_stmts(&body).bound);
+    let bound = bound.unwrap_or_else(|| Activity::bound_by(&body));
     let (mut nonlocals, globals) = declarations(&bound, cx);
     if crate::planted::active("nonlocal_write_lost") && name.starts_with("loop_body") {
         nonlocals.retain(|n| cx.namer.is_generated(n));
@@ -101,17 +102,9 @@ fn thunk_def(name: &str, params: &[String], body: Vec<Stmt>, bound: Option<Names
     }
     decls.extend(body);
     if decls.is_empty() {
-        decls.push(ast_build::stmt("pass", origin, vec![]));
+        decls.push(ast_build::pass(origin));
     }
-    let template: &'static str = match params.len() {
-        0 => "def NAME():\n    BODY",
-        _ => "def NAME(P0):\n    BODY",
-    };
-    let mut subs = vec![("NAME", Sub::Name(name.to_string())), ("BODY", Sub::Body(decls))];
-    if let Some(p) = params.first() {
-        subs.push(("P0", Sub::Name(p.clone())));
-    }
-    ast_build::stmt(template, origin, subs)
+    ast_build::function_def(name, params, decls, origin)
 }
 
 /// `get_state` and `set_state` of `names` (in order), and the symbol-names tuple.
@@ -124,7 +117,7 @@ fn state_functions(names: &[String], origin: TextRange, cx: &mut FunctionContext
         .iter()
         .map(|n| super::variables::load("ldu", n, cx))
         .collect();
-    let get_body = vec![ast_build::stmt("return X", origin, vec![("X", Sub::Expr(ast_build::tuple(reads)))])];
+    let get_body = vec![ast_build::return_stmt(ast_build::tuple(reads), origin)];
     let set_body = if names.is_empty() {
         vec![]
     } else {
@@ -137,7 +130,7 @@ fn state_functions(names: &[String], origin: TextRange, cx: &mut FunctionContext
                 }
             }
         }
-        vec![ast_build::stmt("T = V", origin, vec![("T", Sub::Expr(target)), ("V", Sub::Expr(ast_build::name(&vars)))])]
+        vec![ast_build::assign(target, ast_build::name(&vars), origin)]
     };
     let defs = vec![
         thunk_def(&get, &[], get_body, None, origin, cx),
@@ -154,15 +147,22 @@ fn sorted(names: &Names) -> Vec<String> {
     names.iter().map(|n| n.to_string()).collect()
 }
 
-fn if_stmt(mut s: ast::StmtIf, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
+/// `branches`: the liveness of the body and of each `elif`/`else` clause.
+fn if_stmt(mut s: ast::StmtIf, live_out: Names, branches: Vec<Vec<Live>>, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
     let origin = s.range;
+    let mut branches = branches.into_iter();
+    let body_lives = branches.next().unwrap_or_default();
     // `elif` chains become an `else` holding the next `if`.
     let mut orelse: Vec<Stmt> = Vec::new();
+    let mut orelse_lives: Vec<Live> = Vec::new();
     let mut clauses = std::mem::take(&mut s.elif_else_clauses);
     if !clauses.is_empty() {
         let first = clauses.remove(0);
         match first.test {
-            None => orelse = first.body.into_iter().collect(),
+            None => {
+                orelse = first.body.into_iter().collect();
+                orelse_lives = branches.next().unwrap_or_default();
+            }
             Some(test) => {
                 orelse.push(Stmt::If(ast::StmtIf {
                     node_index: Default::default(),
@@ -171,12 +171,14 @@ fn if_stmt(mut s: ast::StmtIf, live_out: &Names, cx: &mut FunctionContext, out: 
                     body: first.body,
                     elif_else_clauses: clauses,
                 }));
+                orelse_lives.push(Live { out: live_out.clone(), uses: Names::new(), branches: branches.collect() });
             }
         }
     }
+    let live_out = &live_out;
     let mut body: Vec<Stmt> = std::mem::take(&mut s.body).into_iter().collect();
-    let body_bound = Activity::of_stmts(&body).bound;
-    let orelse_bound = Activity::of_stmts(&orelse).bound;
+    let body_bound = Activity::bound_by(&body);
+    let orelse_bound = Activity::bound_by(&orelse);
     let bound: Names = body_bound.union(&orelse_bound).cloned().collect();
     let state: Names = bound.intersection(live_out).cloned().collect();
     // The state is the live names (the statement's outputs), then the
@@ -184,24 +186,24 @@ fn if_stmt(mut s: ast::StmtIf, live_out: &Names, cx: &mut FunctionContext, out: 
     // tracing each branch, so one branch never sees the other's values.
     let mut names = sorted(&state);
     names.extend(sorted(&bound.difference(&state).cloned().collect()));
-    block(&mut body, live_out, cx);
-    block(&mut orelse, live_out, cx);
+    convert_block(&mut body, body_lives, cx);
+    convert_block(&mut orelse, orelse_lives, cx);
     let (mut defs, get, set) = state_functions(&names, origin, cx);
     let if_body = cx.namer.new_name("if_body");
     let else_body = cx.namer.new_name("else_body");
     defs.push(thunk_def(&if_body, &[], body, Some(body_bound), origin, cx));
     defs.push(thunk_def(&else_body, &[], orelse, Some(orelse_bound), origin, cx));
     out.extend(defs);
-    out.push(ast_build::stmt("OP(COND, BODY, ORELSE, GET, SET, NAMES, N)", origin, vec![
-        ("OP", Sub::Expr(cx.op("if_stmt"))),
-        ("COND", Sub::Expr(*s.test)),
-        ("BODY", Sub::Name(if_body)),
-        ("ORELSE", Sub::Name(else_body)),
-        ("GET", Sub::Name(get)),
-        ("SET", Sub::Name(set)),
-        ("NAMES", Sub::Expr(symbol_names(&names))),
-        ("N", Sub::Expr(ast_build::int(state.len()))),
-    ]));
+    let call = ast_build::call(cx.op("if_stmt"), vec![
+        *s.test,
+        ast_build::name(&if_body),
+        ast_build::name(&else_body),
+        ast_build::name(&get),
+        ast_build::name(&set),
+        symbol_names(&names),
+        ast_build::int(state.len()),
+    ]);
+    out.push(ast_build::expr_stmt(call, origin));
 }
 
 /// `not f1 and not f2 ...` over the loop's flags, in converted form.
@@ -233,10 +235,10 @@ fn loop_state(stmt_uses: Names, bound: &Names, live_out: &Names) -> Names {
 fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
     let origin = s.range;
     let mut body: Vec<Stmt> = std::mem::take(&mut s.body).into_iter().collect();
-    let bound = Activity::of_stmts(&body).bound;
+    let bound = Activity::bound_by(&body);
     let state = loop_state(uses.clone(), &bound, live_out);
     let mut inner = live_out.clone();
-    inner.extend(uses);
+    inner.extend_from(&uses);
     block(&mut body, &inner, cx);
     let test = match extra_test(origin, cx) {
         Some(extra) => conjunction(vec![extra, *s.test], cx),
@@ -246,40 +248,39 @@ fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut Fun
     let (mut defs, get, set) = state_functions(&names, origin, cx);
     let loop_test = cx.namer.new_name("loop_test");
     let loop_body = cx.namer.new_name("loop_body");
-    let test_body = vec![ast_build::stmt("return X", origin, vec![("X", Sub::Expr(test))])];
+    let test_body = vec![ast_build::return_stmt(test, origin)];
     defs.push(thunk_def(&loop_test, &[], test_body, None, origin, cx));
     defs.push(thunk_def(&loop_body, &[], body, Some(bound), origin, cx));
     out.extend(defs);
-    out.push(ast_build::stmt("OP(TEST, BODY, GET, SET, NAMES, {})", origin, vec![
-        ("OP", Sub::Expr(cx.op("while_stmt"))),
-        ("TEST", Sub::Name(loop_test)),
-        ("BODY", Sub::Name(loop_body)),
-        ("GET", Sub::Name(get)),
-        ("SET", Sub::Name(set)),
-        ("NAMES", Sub::Expr(symbol_names(&names))),
-    ]));
+    let call = ast_build::call(cx.op("while_stmt"), vec![
+        ast_build::name(&loop_test),
+        ast_build::name(&loop_body),
+        ast_build::name(&get),
+        ast_build::name(&set),
+        symbol_names(&names),
+        ast_build::expr("{}", vec![]),
+    ]);
+    out.push(ast_build::expr_stmt(call, origin));
 }
 
 fn for_stmt(mut s: ast::StmtFor, uses: Names, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
     let origin = s.range;
     let itr = cx.namer.new_name("itr");
     let iterate_names = crate::unparse::expr_source(&s.target);
-    let mut body = ast_build::stmts("T = ITR", s.target.range(), vec![
-        ("T", Sub::Expr(*s.target)),
-        ("ITR", Sub::Expr(ast_build::name(&itr))),
-    ]);
+    let target_range = s.target.range();
+    let mut body = vec![ast_build::assign(*s.target, ast_build::name(&itr), target_range)];
     body.extend(std::mem::take(&mut s.body));
-    let bound = Activity::of_stmts(&body).bound;
+    let bound = Activity::bound_by(&body);
     let state = loop_state(uses.clone(), &bound, live_out);
     let mut inner = live_out.clone();
-    inner.extend(uses);
+    inner.extend_from(&uses);
     block(&mut body, &inner, cx);
     let names = sorted(&state);
     let (mut defs, get, set) = state_functions(&names, origin, cx);
     let extra = match extra_test(origin, cx) {
         Some(test) => {
             let name = cx.namer.new_name("extra_test");
-            let test_body = vec![ast_build::stmt("return X", origin, vec![("X", Sub::Expr(test))])];
+            let test_body = vec![ast_build::return_stmt(test, origin)];
             defs.push(thunk_def(&name, &[], test_body, None, origin, cx));
             ast_build::name(&name)
         }

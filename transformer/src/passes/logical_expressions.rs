@@ -13,7 +13,7 @@ use crate::context::FunctionContext;
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{BoolOp, Expr, Stmt, UnaryOp};
 use ruff_text_size::TextRange;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 fn take(x: &mut Expr) -> Expr {
     std::mem::replace(x, ast_build::none())
@@ -113,7 +113,7 @@ fn test_contexts(body: &[Stmt]) -> HashSet<TextRange> {
             ruff_python_ast::visitor::walk_comprehension(self, c);
         }
     }
-    let mut t = T(HashSet::new());
+    let mut t = T(HashSet::default());
     for s in body {
         t.visit_stmt(s);
     }

@@ -44,7 +44,7 @@ use crate::error::Refusal;
 use crate::namer::Namer;
 use ruff_python_ast::visitor::{walk_expr, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Converts every function in `body` (a module or class body), at any depth.
 pub fn convert_scope_body(body: &mut [Stmt], in_class: bool, namer: &mut Namer, ag: &str) -> Result<(), Refusal> {
@@ -105,7 +105,7 @@ fn convert_body(
         unbound,
         convert_statements,
         thunks: !reads_namespace && !scoped_finally,
-        extra_tests: HashMap::new(),
+        extra_tests: HashMap::default(),
     };
     if in_class {
         if let Some(first) = f.parameters.posonlyargs.first().or(f.parameters.args.first()) {

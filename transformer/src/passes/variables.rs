@@ -140,11 +140,11 @@ fn declare(body: &mut Vec<Stmt>, cx: &FunctionContext, prologue: usize) {
     if wanted.is_empty() {
         return;
     }
-    let own = Activity::of_stmts(body);
+    let own = Activity::bound_by(body);
     let decls: Vec<Stmt> = wanted
         .into_iter()
         .filter(|n| {
-            !own.bound.contains(n) && !cx.scope.params.contains(n) && !cx.scope.nonlocals.contains(n)
+            !own.contains(n) && !cx.scope.params.contains(n) && !cx.scope.nonlocals.contains(n)
                 && !cx.scope.globals.contains(n)
         })
         .map(|n| {

@@ -13,6 +13,16 @@ use ruff_python_ast::{
 use ruff_python_ast::{ParameterWithDefault, TypeParams};
 use ruff_python_literal::escape::{AsciiEscape, Escape, UnicodeEscape};
 use ruff_source_file::LineEnding;
+use ruff_text_size::{Ranged, TextRange};
+
+/// stagecheck: a statement printed by [`Generator::stmt_printed`].
+pub struct Printed {
+    pub source: String,
+    /// Each statement's range in the tree and its start in `source`.
+    pub starts: Vec<(TextRange, usize)>,
+    /// Whether an f-string or t-string was printed.
+    pub interpolated: bool,
+}
 
 use super::stylist::{Indentation, Stylist};
 
@@ -95,6 +105,13 @@ pub struct Generator<'a> {
     indent_depth: usize,
     num_newlines: usize,
     initial: bool,
+    /// stagecheck: where each statement starts in `buffer` (preorder), when
+    /// asked for with [`Generator::with_starts`]; the statement waiting for
+    /// its first character is `pending`.
+    starts: Option<Vec<(TextRange, usize)>>,
+    pending: Option<TextRange>,
+    /// stagecheck: whether an f-string or t-string was printed.
+    printed_interpolated: bool,
 }
 
 impl<'a> From<&'a Stylist<'a>> for Generator<'a> {
@@ -107,6 +124,9 @@ impl<'a> From<&'a Stylist<'a>> for Generator<'a> {
             indent_depth: 0,
             num_newlines: 0,
             initial: true,
+            starts: None,
+            pending: None,
+            printed_interpolated: false,
         }
     }
 }
@@ -123,6 +143,9 @@ impl<'a> Generator<'a> {
             indent_depth: 0,
             num_newlines: 0,
             initial: true,
+            starts: None,
+            pending: None,
+            printed_interpolated: false,
         }
     }
 
@@ -131,6 +154,28 @@ impl<'a> Generator<'a> {
     pub fn with_mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
         self
+    }
+
+    /// stagecheck: records where each statement starts (see [`Printed`]).
+    #[must_use]
+    pub fn with_starts(mut self) -> Self {
+        self.starts = Some(Vec::new());
+        self
+    }
+
+    /// stagecheck: a statement's source code, where each statement in it
+    /// (nested ones included, in preorder) starts, and whether it printed
+    /// an f-string or t-string.
+    pub fn stmt_printed(mut self, stmt: &Stmt) -> Printed {
+        if self.starts.is_none() {
+            self.starts = Some(Vec::new());
+        }
+        self.unparse_stmt(stmt);
+        Printed {
+            starts: self.starts.take().unwrap_or_default(),
+            interpolated: self.printed_interpolated,
+            source: self.buffer,
+        }
     }
 
     /// Generate source code from a [`Stmt`].
@@ -171,6 +216,13 @@ impl<'a> Generator<'a> {
                 self.buffer += &self.line_ending;
             }
             self.num_newlines = 0;
+        }
+        if let Some(range) = self.pending.take() {
+            if let Some(starts) = &mut self.starts {
+                // A statement's first text is its indentation.
+                let indent = s.len() - s.trim_start_matches(' ').len();
+                starts.push((range, self.buffer.len() + indent));
+            }
         }
         self.buffer += s;
     }
@@ -243,6 +295,9 @@ impl<'a> Generator<'a> {
     }
 
     fn unparse_stmt(&mut self, ast: &Stmt) {
+        if self.starts.is_some() {
+            self.pending = Some(ast.range());
+        }
         macro_rules! statement {
             ($body:block) => {{
                 self.newline();
@@ -1299,9 +1354,11 @@ impl<'a> Generator<'a> {
                 self.p(")");
             }
             Expr::FString(ast::ExprFString { value, .. }) => {
+                self.printed_interpolated = true;
                 self.unparse_f_string_value(value);
             }
             Expr::TString(ast::ExprTString { value, .. }) => {
+                self.printed_interpolated = true;
                 self.unparse_t_string_value(value);
             }
             Expr::StringLiteral(ast::ExprStringLiteral { value, .. }) => {

@@ -1,4 +1,4 @@
-pub use generator::{Generator, Mode};
+pub use generator::{Generator, Mode, Printed};
 use ruff_python_parser::{ParseError, parse_module};
 pub use stylist::{Indentation, Stylist};
 

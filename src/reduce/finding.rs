@@ -1,0 +1,232 @@
+//! Reducing a finding: the predicate is `check` itself. A candidate holds
+//! when `check` in the same modes gives a divergence of the same kind
+//! (`terminal`, `stdout`, `global`, `crash`, `uncompilable`: the first
+//! difference, as in [`crate::fuzz::signature`]) in the same mode. The
+//! constructs may change (they shrink with the program); the kind and mode
+//! may not. A candidate that does not compile, is refused, or whose
+//! original runs out of time does not hold. Modes after the finding's are
+//! not run: the verdict is the first mode that parts ways.
+//!
+//! Candidates run under a short time limit (20x the slowest run of the
+//! current program, at least 50 ms): most candidates a reduction makes end
+//! at once, and the ones that loop forever must cost little. A candidate whose only
+//! difference is that a mode ran out of time is checked again with 8x that
+//! limit (the fuzz loop's rule for slow, not different) before it holds.
+
+use super::{reduce, Progress, Reduction};
+use crate::check::{check, check_if, CheckReport};
+use crate::executor::{Config, Outcome, Terminal, Worker};
+use crate::fuzz::outcome::{only_timed_out, SLOW_FACTOR};
+use crate::fuzz::signature::kind_and_mode;
+use crate::modes::{Mode, ModeRun};
+use crate::oracle::Verdict;
+use std::fmt;
+use std::path::Path;
+use std::time::Duration;
+
+/// What a reduction keeps of a finding: its kind and mode (`terminal-staged`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub kind: String,
+    pub mode: Mode,
+}
+
+impl Target {
+    /// The finding `verdict` is, if it is one.
+    pub fn of(verdict: &Verdict) -> Option<Target> {
+        let (kind, mode) = kind_and_mode(verdict);
+        Some(Target { kind: kind.to_string(), mode: mode.parse().ok()? })
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.kind, self.mode)
+    }
+}
+
+impl std::str::FromStr for Target {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Target, String> {
+        const KINDS: &[&str] = &["terminal", "stdout", "global", "crash", "uncompilable"];
+        let (kind, mode) = s.split_once('-').ok_or_else(|| format!("{s:?}: a signature is KIND-MODE, e.g. terminal-staged"))?;
+        if !KINDS.contains(&kind) {
+            return Err(format!("{s:?}: unknown kind {kind:?} (one of {})", KINDS.join(", ")));
+        }
+        Ok(Target { kind: kind.to_string(), mode: mode.parse()? })
+    }
+}
+
+pub struct Options {
+    pub modes: Vec<Mode>,
+    /// The limits of a normal check; candidates get a shorter time limit.
+    pub exec: Config,
+    pub budget: Duration,
+    /// The finding to keep; `None`: the one the program shows.
+    pub target: Option<Target>,
+}
+
+pub struct Reduced {
+    pub target: Target,
+    pub reduction: Reduction,
+}
+
+/// The shortest time limit a candidate runs under.
+const MIN_LIMIT: Duration = Duration::from_millis(50);
+
+/// Reduces `source` (a program without header, named `path` in its runs)
+/// while its finding holds. `Err` when it shows no finding, or not `target`.
+pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut dyn FnMut(&Progress)) -> Result<Reduced, String> {
+    let modes = &options.modes;
+    let report = check(&mut Worker::new(options.exec.clone()), source, path, modes).map_err(|e| e.to_string())?;
+    let target = Target::of(&report.verdict).ok_or_else(|| {
+        format!("{path}: no finding to reduce: {}", serde_json::to_string(&report.verdict).unwrap_or_default())
+    })?;
+    if let Some(want) = options.target.as_ref().filter(|want| **want != target) {
+        return Err(format!("{path}: the program shows {target}, not {want}"));
+    }
+    // A finding whose original itself runs out of time keeps that.
+    let original_diverged = matches!(report.runs.first(), Some((_, ModeRun::Ran { outcome })) if diverged(&outcome.terminal));
+    let go_on = |o: &Outcome| original_diverged || !diverged(&o.terminal);
+    let shows = |r: Result<Option<CheckReport>, _>| match r {
+        Ok(Some(report)) if Target::of(&report.verdict).as_ref() == Some(&target) => Some(report),
+        _ => None,
+    };
+    // The verdict is the first mode that parts ways: the modes after the
+    // finding's cannot change whether a candidate holds, and are not run.
+    let upto = modes.iter().position(|m| *m == target.mode).map_or(modes.len(), |i| i + 1);
+    let modes = &modes[..upto];
+    let mut runner = Runner::new(&options.exec, &report);
+    let mut holds = |candidate: &str| -> bool {
+        let Some(mut report) = shows(check_if(&mut runner.worker, candidate, path, modes, go_on)) else { return false };
+        if only_timed_out(&report.verdict) && runner.slow_limit() > runner.limit {
+            let Some(again) = shows(check_if(runner.slow(), candidate, path, modes, go_on)) else { return false };
+            report = again;
+        }
+        // The driver keeps every candidate that holds.
+        runner.follow(&report);
+        true
+    };
+    let reduction = reduce(source, options.budget, &mut holds, progress)?;
+    Ok(Reduced { target, reduction })
+}
+
+fn diverged(t: &Terminal) -> bool {
+    matches!(t, Terminal::Diverged { .. })
+}
+
+/// The workers candidates run on, under a time limit that follows the
+/// program as it shrinks: 20x its slowest run that ended, at least
+/// [`MIN_LIMIT`], at most the normal limit.
+struct Runner {
+    exec: Config,
+    limit: Duration,
+    worker: Worker,
+    /// For a candidate that only ran out of time: [`SLOW_FACTOR`] x the limit.
+    slow: Option<Worker>,
+}
+
+impl Runner {
+    fn new(exec: &Config, report: &CheckReport) -> Runner {
+        let limit = Runner::limit_for(exec, report);
+        Runner { exec: exec.clone(), limit, worker: Worker::new(Config { time_limit: limit, ..exec.clone() }), slow: None }
+    }
+
+    fn limit_for(exec: &Config, report: &CheckReport) -> Duration {
+        let ended = report.runs.iter().filter_map(|(_, r)| match r {
+            ModeRun::Ran { outcome } if !diverged(&outcome.terminal) => Some(outcome.micros),
+            _ => None,
+        });
+        (Duration::from_micros(ended.max().unwrap_or(0)) * 20).max(MIN_LIMIT).min(exec.time_limit)
+    }
+
+    fn slow_limit(&self) -> Duration {
+        (self.limit * SLOW_FACTOR).min(self.exec.time_limit)
+    }
+
+    fn slow(&mut self) -> &mut Worker {
+        let config = Config { time_limit: self.slow_limit(), ..self.exec.clone() };
+        self.slow.get_or_insert_with(|| Worker::new(config))
+    }
+
+    /// After a kept candidate: a limit at least halved gets a fresh worker
+    /// (a worker's limit is fixed when its interpreter is built).
+    fn follow(&mut self, kept: &CheckReport) {
+        let limit = Runner::limit_for(&self.exec, kept);
+        if limit * 2 <= self.limit {
+            self.limit = limit;
+            self.worker = Worker::new(Config { time_limit: limit, ..self.exec.clone() });
+            self.slow = None;
+        }
+    }
+}
+
+/// A finding file's leading comment lines (its header) and the program after them.
+pub fn split_header(text: &str) -> (Vec<&str>, &str) {
+    let mut header = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let l = line.trim_end();
+        if l.starts_with('#') {
+            header.push(l);
+        } else if header.is_empty() || !l.is_empty() {
+            break;
+        }
+        offset += line.len();
+    }
+    (header, &text[offset..])
+}
+
+/// Reduces the finding in `input` (its comment header kept out of the
+/// reduction) and writes `out` atomically, headed by what it was reduced
+/// from, its signature, the origin lines of `input`'s header (`# seed ...`)
+/// and the one command that replays it.
+pub fn reduce_file(input: &Path, out: &Path, options: &Options, progress: &mut dyn FnMut(&Progress)) -> Result<Reduced, String> {
+    let text = std::fs::read_to_string(input).map_err(|e| format!("{}: {e}", input.display()))?;
+    let (header, body) = split_header(&text);
+    let reduced = reduce_source(body, &input.display().to_string(), options, progress)?;
+    let r = &reduced.reduction;
+    let mut head = vec![
+        format!(
+            "# stagecheck reduced {}: {} lines from {} ({} checks in {:.1} s{})",
+            reduced.target,
+            r.lines_after,
+            r.lines_before,
+            r.tests,
+            r.elapsed.as_secs_f64(),
+            if r.complete { "" } else { ", time budget reached" }
+        ),
+        format!("# reduced from: {}", input.display()),
+    ];
+    head.extend(header.iter().filter(|l| l.starts_with("# seed ")).map(|l| l.to_string()));
+    head.push(format!("# replay: {}", replay_command(&options.modes, out)));
+    let file = format!("{}\n\n{}", head.join("\n"), r.source);
+    crate::fuzz::report::atomic_write(out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(reduced)
+}
+
+/// The one command that replays a reduced program (in a build with planted
+/// bugs, with the `STAGECHECK_PLANT` that chose the bug).
+pub fn replay_command(modes: &[Mode], file: &Path) -> String {
+    let modes: Vec<&str> = modes.iter().map(|m| m.name()).collect();
+    let plant = std::env::var("STAGECHECK_PLANT").ok().filter(|_| cfg!(feature = "planted-bugs"));
+    let plant = plant.map(|p| format!("STAGECHECK_PLANT={p} ")).unwrap_or_default();
+    format!("{plant}stagecheck check --modes {} {}", modes.join(","), file.display())
+}
+
+/// The modes a header names: a corpus `# modes:` line, or a replay command's `--modes`.
+pub fn header_modes(header: &[&str]) -> Option<Vec<Mode>> {
+    header.iter().find_map(|l| {
+        let list = l.strip_prefix("# modes:").or_else(|| l.split_once("--modes ").map(|(_, rest)| rest))?;
+        list.split_whitespace().next()?.split(',').map(|m| m.trim().parse().ok()).collect()
+    })
+}
+
+/// `reduced.py` next to a finding's `program.py`; else `STEM.reduced.py` next to `file`.
+pub fn default_out(file: &Path) -> std::path::PathBuf {
+    if file.file_name().is_some_and(|n| n == "program.py") {
+        return file.with_file_name("reduced.py");
+    }
+    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    file.with_file_name(format!("{stem}.reduced.py"))
+}

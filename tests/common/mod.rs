@@ -1,0 +1,36 @@
+//! Helpers shared by the reducer's tests (tests/reduce.rs, tests/planted.rs).
+
+#![allow(dead_code)] // each test crate uses some of these
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Runs the `# replay:` command of a reduced program's header
+/// (`[NAME=VALUE ...] stagecheck check ...`), with `extra` arguments after it.
+pub fn replay(file: &Path, extra: &[&str]) -> Output {
+    let text = std::fs::read_to_string(file).expect("reduced program");
+    let line = text.lines().find_map(|l| l.strip_prefix("# replay: ")).unwrap_or_else(|| panic!("no replay line:\n{text}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "stagecheck").unwrap_or_else(|| panic!("not a stagecheck command: {line}"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stagecheck"));
+    cmd.env_remove("STAGECHECK_PLANT");
+    for assignment in &words[..at] {
+        let (name, value) = assignment.split_once('=').expect("NAME=VALUE before the command");
+        cmd.env(name, value);
+    }
+    cmd.args(&words[at + 1..]).args(extra).output().expect("stagecheck runs")
+}
+
+/// The kind of the first difference and the mode of `stagecheck check --json`'s verdict.
+pub fn kind_and_mode(check_json: &[u8]) -> (String, String) {
+    let doc: serde_json::Value = serde_json::from_slice(check_json).expect("check --json");
+    let verdict = &doc["verdict"];
+    assert_eq!(verdict["verdict"], "diverged", "{doc}");
+    let kind = verdict["differences"][0]["kind"].as_str().unwrap_or_default().to_string();
+    (kind, verdict["mode"].as_str().unwrap_or_default().to_string())
+}
+
+/// Lines neither blank nor comments.
+pub fn code_lines(text: &str) -> usize {
+    text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).count()
+}

@@ -1,0 +1,17 @@
+//! The parser and printer the conversion uses, for tools that rewrite
+//! programs themselves (the reducer, `src/reduce/`): one parser and one
+//! printer for the whole project, so what the reducer prints reads back as
+//! the converter will read it.
+
+pub use ruff_python_ast as ast;
+pub use crate::unparse::unparse;
+
+/// Parses a module; `Err` is the parser's message.
+pub fn parse(source: &str) -> Result<ast::Suite, String> {
+    ruff_python_parser::parse_module(source).map(|p| p.into_suite()).map_err(|e| e.error.to_string())
+}
+
+/// Parses one expression (`"0"`, `"None"`); `Err` is the parser's message.
+pub fn parse_expr(source: &str) -> Result<ast::Expr, String> {
+    ruff_python_parser::parse_expression(source).map(|p| p.into_expr()).map_err(|e| e.error.to_string())
+}
