@@ -82,9 +82,24 @@ pub fn only_timed_out(verdict: &Verdict) -> bool {
             if !matches!(original, Terminal::Diverged { .. })))
 }
 
-/// Refusals are counted by construct and the reason's first clause (names
-/// and numbers in messages would make every refusal its own reason).
+/// Refusals are counted by construct and the reason's first clause, quoted
+/// names left out (names and numbers in messages would make every refusal
+/// its own reason; a message that starts with a name keeps its words).
 pub fn reason_key(construct: &str, reason: &str) -> String {
-    let head: String = reason.split([':', '(', '\'']).next().unwrap_or("").trim().chars().take(80).collect();
+    let mut head = String::new();
+    let mut quoted = false;
+    for c in reason.chars() {
+        match c {
+            '\'' if !quoted => {
+                head.push_str("'…'");
+                quoted = true;
+            }
+            '\'' => quoted = false,
+            _ if quoted => {}
+            ':' | '(' => break,
+            c => head.push(c),
+        }
+    }
+    let head: String = head.trim().chars().take(80).collect();
     format!("{construct}: {head}")
 }
