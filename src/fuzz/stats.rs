@@ -137,11 +137,17 @@ impl Stats {
         self.elapsed = now;
     }
 
-    /// Ends the run: its length, and a last sample at the end.
+    /// Ends the run: its length, and a last sample at the end. A last
+    /// interval shorter than half the others replaces the sample before it
+    /// (a rate over a few programs would read as a collapse).
     pub fn finish(&mut self, elapsed: Duration) {
         self.elapsed = elapsed;
-        if self.timeline.last().is_none_or(|last| last.seconds < elapsed.as_secs_f64()) {
-            self.sample(elapsed.as_secs_f64());
+        let end = elapsed.as_secs_f64();
+        if self.timeline.last().is_none_or(|last| last.seconds < end) {
+            if self.timeline.len() >= 2 && self.timeline.last().is_some_and(|last| end - last.seconds < self.interval / 2.0) {
+                self.timeline.pop();
+            }
+            self.sample(end);
         }
     }
 
@@ -230,6 +236,14 @@ mod tests {
         assert!(t.len() <= MAX_SAMPLES && t.len() >= MAX_SAMPLES / 4, "{} samples", t.len());
         assert_eq!((t[0].seconds, t[0].programs), (0.0, 0));
         assert_eq!(t.last().map(|s| (s.seconds, s.programs)), Some((1999.501, 4000)));
+        // A short last interval is merged into the one before.
+        let mut short = Stats::new();
+        for i in 0..=20u64 {
+            short.record(&case, &checked, None, Duration::from_millis(100 * i));
+        }
+        short.finish(Duration::from_millis(2100));
+        let s = &short.timeline;
+        assert_eq!(s.iter().map(|x| (x.seconds, x.programs)).collect::<Vec<_>>(), [(0.0, 0), (1.0, 11), (2.1, 21)], "{s:?}");
         assert!(t.windows(2).all(|w| w[0].seconds < w[1].seconds && w[0].programs <= w[1].programs));
         for s in &t[1..] {
             // Within one program per interval (the first interval holds the program at its end).

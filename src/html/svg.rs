@@ -128,15 +128,14 @@ fn axis_ticks(s: &mut String, step: f64, top: f64, mark: impl Fn(f64) -> String)
     }
 }
 
-/// A tick step of 1, 2 or 5 times a power of ten giving about five ticks,
-/// and the axis' end (a multiple of it, at least `max`).
+/// A tick step of 1, 2 or 5 times a power of ten, the smallest giving at
+/// most eight ticks, and the axis' end (a multiple of it, at least `max`).
 pub fn nice_axis(max: f64) -> (f64, f64) {
     if !(max.is_finite() && max > 0.0) {
         return (1.0, 1.0);
     }
-    let raw = max / 5.0;
-    let power = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * power).find(|s| *s >= raw).unwrap_or(10.0 * power);
+    let power = 10f64.powf((max / 8.0).log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0, 20.0].iter().map(|m| m * power).find(|s| (max / s).ceil() <= 8.0).unwrap_or(50.0 * power);
     (step, (max / step).ceil().max(1.0) * step)
 }
 
@@ -154,9 +153,11 @@ mod tests {
     fn axes_end_on_round_numbers() {
         assert_eq!(nice_axis(0.0), (1.0, 1.0));
         assert_eq!(nice_axis(9.0), (2.0, 10.0));
-        assert_eq!(nice_axis(66.0), (20.0, 80.0));
+        assert_eq!(nice_axis(66.0), (10.0, 70.0));
+        assert_eq!(nice_axis(30.3), (5.0, 35.0));
+        assert_eq!(nice_axis(800.0), (100.0, 800.0));
         let (step, top) = nice_axis(0.37);
-        assert!((step - 0.1).abs() < 1e-12 && (top - 0.4).abs() < 1e-12, "{step} {top}");
+        assert!((step - 0.05).abs() < 1e-12 && (top - 0.4).abs() < 1e-12, "{step} {top}");
     }
 
     #[test]
