@@ -35,20 +35,26 @@ impl Store {
 
     /// Saves a new finding; `None` when its signature is already stored.
     pub fn save(&mut self, case: &Case, checked: &Checked, signature: &Signature) -> std::io::Result<Option<PathBuf>> {
+        match &checked.kind {
+            super::outcome::Kind::Finding { verdict, .. } => self.save_verdict(case, verdict, signature),
+            _ => self.save_verdict(case, &(), signature),
+        }
+    }
+
+    /// Saves a new finding with any verdict (the modes' or the CPython oracle's).
+    pub fn save_verdict(&mut self, case: &Case, verdict: &impl serde::Serialize, signature: &Signature) -> std::io::Result<Option<PathBuf>> {
         let id = signature.id();
         if self.known.contains(&id) {
             return Ok(None);
         }
-        let verdict = match &checked.kind {
-            super::outcome::Kind::Finding { verdict, .. } => serde_json::to_string_pretty(verdict).unwrap_or_default(),
-            _ => String::new(),
-        };
+        let verdict = serde_json::to_string_pretty(verdict).unwrap_or_default();
         let dest = self.dir.join(&id);
         let tmp = self.dir.join(format!(".tmp-{id}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp)?;
+        let oracle = if signature.mode == "cpython" { "--oracle cpython " } else { "" };
         let program = format!(
-            "# stagecheck finding {id}\n# seed {} index {} family {:?} generator {} constructs: {}\n# replay: stagecheck check {}\n\n{}",
+            "# stagecheck finding {id}\n# seed {} index {} family {:?} generator {} constructs: {}\n# replay: stagecheck check {oracle}{}\n\n{}",
             case.seed,
             case.index,
             case.program.family,
