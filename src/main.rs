@@ -208,7 +208,15 @@ fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
     };
     let bar = indicatif::ProgressBar::new_spinner();
     bar.enable_steady_tick(Duration::from_millis(200));
+    // Each new finding is announced once its directory is whole on disk.
+    let announced = std::sync::Mutex::new(std::collections::HashSet::new());
     let progress = |s: &fuzz::stats::Stats| {
+        let cpython = s.cpython.iter().flat_map(|c| &c.findings);
+        let mut announced = announced.lock().expect("announced findings");
+        for f in s.findings.iter().chain(cpython).filter(|f| announced.insert(f.id.clone())) {
+            let line = format!("new finding {}: {}", f.id, f.path.display());
+            if bar.is_hidden() { println!("{line}") } else { bar.println(line) }
+        }
         bar.set_message(format!(
             "{} programs, {:.1} checks/s, {} findings ({} new), refused {:.1}%",
             s.programs,

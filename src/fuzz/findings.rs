@@ -21,16 +21,42 @@ pub struct Store {
 }
 
 impl Store {
+    /// Opens `dir`, knowing the findings in it; removes the temporary
+    /// directories of runs killed mid-save (`.tmp-<id>-<pid>` of a process
+    /// that is gone): they were never announced.
     pub fn open(dir: &Path) -> std::io::Result<Store> {
         std::fs::create_dir_all(dir)?;
         let mut known = HashSet::new();
         for entry in std::fs::read_dir(dir)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            if !name.starts_with('.') {
+            if let Some(rest) = name.strip_prefix(".tmp-") {
+                let pid = rest.rsplit('-').next().and_then(|p| p.parse::<u32>().ok());
+                if pid.is_some_and(|p| p != std::process::id() && !Path::new(&format!("/proc/{p}")).exists()) {
+                    let _ = std::fs::remove_dir_all(dir.join(&name));
+                }
+            } else if !name.starts_with('.') {
                 known.insert(name);
             }
         }
         Ok(Store { dir: dir.to_path_buf(), known })
+    }
+
+    /// Known findings of the modes' oracle without `reduced.py` (a run killed
+    /// while reducing): their directories and signatures' kind and mode.
+    pub fn unreduced(&self) -> Vec<(PathBuf, String, String)> {
+        let mut out: Vec<_> = self
+            .known
+            .iter()
+            .map(|id| self.dir.join(id))
+            .filter(|d| !d.join("reduced.py").exists())
+            .filter_map(|d| {
+                let sig: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("signature.json")).ok()?).ok()?;
+                let (kind, mode) = (sig["kind"].as_str()?.to_string(), sig["mode"].as_str()?.to_string());
+                (mode != "cpython").then_some((d, kind, mode))
+            })
+            .collect();
+        out.sort();
+        out
     }
 
     /// Saves a new finding; `None` when its signature is already stored.

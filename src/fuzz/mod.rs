@@ -79,7 +79,12 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let started = Instant::now();
-    let store = Mutex::new(findings::Store::open(&options.out.join("findings"))?);
+    let store = findings::Store::open(&options.out.join("findings"))?;
+    // Carry on after a run killed mid-reduction: reduce what it left unreduced.
+    for (dir, kind, mode) in store.unreduced() {
+        reduce_saved(&dir, &signature::Signature { kind, mode, constructs: vec![] }, options);
+    }
+    let store = Mutex::new(store);
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {
             scope.spawn(|| {
@@ -105,9 +110,6 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                             }
                         }
                     }
-                    if let (Some(dir), outcome::Kind::Finding { signature, .. }) = (&saved, &checked.kind) {
-                        reduce_saved(dir, signature, options);
-                    }
                     // The CPython oracle (RustPython bugs): saved like the modes' findings.
                     let against_cpython = options.cpython.as_ref().filter(|_| !matches!(checked.kind, outcome::Kind::Invalid { .. }));
                     let against_cpython = against_cpython.map(|python| cpython::check_case(&mut worker, python, &case));
@@ -124,6 +126,7 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                     if (saved.is_some() || saved_cpython.is_some()) && options.stop_at_first {
                         stop.store(true, Ordering::Relaxed);
                     }
+                    let to_reduce = saved.clone();
                     let mut s = stats.lock().expect("stats");
                     match &checked.kind {
                         // The first program of each refusal reason, for review.
@@ -141,6 +144,11 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                         s.record_cpython(&case, c, saved_cpython, started.elapsed());
                     }
                     progress(&s);
+                    drop(s);
+                    // After the finding is announced (whole on disk), reduce it.
+                    if let (Some(dir), outcome::Kind::Finding { signature, .. }) = (&to_reduce, &checked.kind) {
+                        reduce_saved(dir, signature, options);
+                    }
                 }
             });
         }
