@@ -34,6 +34,9 @@ pub fn markdown(s: &Stats) -> String {
     for f in &s.findings {
         let _ = writeln!(m, "- `{}` (seed {} index {}, at {:.1} s): `stagecheck check {}`", f.id, f.seed, f.index, f.at_seconds, f.path.join("program.py").display());
     }
+    if let Some(c) = &s.cpython {
+        m.push_str(&c.markdown());
+    }
     let _ = writeln!(m, "\n## Refusals by reason\n");
     let mut refusals: Vec<_> = s.refusals.iter().collect();
     refusals.sort_by(|a, b| b.1.cmp(a.1));

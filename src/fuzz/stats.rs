@@ -45,6 +45,9 @@ pub struct Stats {
     pub elapsed: Duration,
     /// (seconds, programs, findings) samples, one per second of the run.
     pub timeline: Vec<(f64, u64, u64)>,
+    /// The CPython oracle's counts and findings (`--oracle cpython`), apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpython: Option<super::cpython::Stats>,
 }
 
 impl Stats {
@@ -67,6 +70,7 @@ impl Stats {
             check_micros: 0,
             elapsed: Duration::ZERO,
             timeline: Vec::new(),
+            cpython: None,
         }
     }
 
@@ -106,6 +110,20 @@ impl Stats {
             self.timeline.push((second, self.programs, self.findings.len() as u64));
         }
         self.elapsed = now;
+    }
+
+    /// Counts a case's CPython comparison (new findings listed apart).
+    pub fn record_cpython(&mut self, case: &Case, checked: &super::cpython::Checked, saved: Option<PathBuf>, now: Duration) {
+        let Some(c) = &mut self.cpython else { return };
+        c.record(checked);
+        if let (Some(path), super::cpython::Checked::Finding { signature, .. }) = (saved, checked) {
+            c.findings.push(Finding { id: signature.id(), path, seed: case.seed, index: case.index, at_seconds: now.as_secs_f64() });
+        }
+    }
+
+    /// New findings of every oracle.
+    pub fn new_findings(&self) -> usize {
+        self.findings.len() + self.cpython.as_ref().map_or(0, |c| c.findings.len())
     }
 
     /// Programs checked (all modes) per second of wall time.
