@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod corpus;
+pub mod cpython;
 pub mod fuzz;
 pub mod html;
 pub mod input;

@@ -73,6 +73,10 @@ enum Command {
         /// Wall-clock limit of each run, in seconds.
         #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
         time_limit: f64,
+        /// An extra oracle: `cpython` also runs the original under python3 and
+        /// compares it with RustPython's run (a difference is a RustPython bug).
+        #[arg(long, value_enum)]
+        oracle: Option<ExtraOracle>,
     },
     /// Generate programs and check each in every mode; findings and a report
     /// go to reports/<timestamp>/ (or --out).
@@ -99,6 +103,13 @@ enum Command {
     /// Exit status: 0 when written, 2 on bad input or when the program shows
     /// no finding (or not the one --signature names).
     Reduce(ReduceArgs),
+}
+
+/// Oracles beyond the modes' comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ExtraOracle {
+    /// The original under the host's CPython (python3) against RustPython's run.
+    Cpython,
 }
 
 #[derive(clap::Args)]
@@ -130,6 +141,10 @@ struct FuzzArgs {
     /// Time to reduce each new finding into reduced.py (0: do not reduce).
     #[arg(long, default_value = "10s")]
     reduce_time: String,
+    /// An extra oracle: `cpython` also runs each plain program's original under
+    /// python3; a difference from RustPython is saved as a `cpython` finding.
+    #[arg(long, value_enum)]
+    oracle: Option<ExtraOracle>,
 }
 
 #[derive(Subcommand)]
@@ -171,7 +186,7 @@ fn main() -> ExitCode {
         Command::Corpus { action: CorpusAction::Replay { dir } } => corpus_replay(&dir),
         Command::Corpus { action: CorpusAction::Add(args) } => corpus_add(args),
         Command::Reduce(args) => reduce_cmd(args),
-        Command::Check { file, modes, json, time_limit } => check_cmd(&file, &modes, json, time_limit),
+        Command::Check { file, modes, json, time_limit, oracle } => check_cmd(&file, &modes, json, time_limit, oracle),
         Command::Fuzz(args) => fuzz_cmd(args),
         Command::Report { dirs, out } => report_cmd(&dirs, out.as_deref()),
         Command::Corpus { action: CorpusAction::Review { dir, out } } => corpus_review(&dir, &out),
@@ -187,7 +202,11 @@ fn main() -> ExitCode {
 
 fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
     use stagecheck::fuzz::{self, Families};
-    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit, reduce_time } = args;
+    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit, reduce_time, oracle } = args;
+    let cpython = match oracle {
+        Some(ExtraOracle::Cpython) => Some(stagecheck::cpython::Python::find().map_err(InputError)?),
+        None => None,
+    };
     let reduce_time = duration_or_zero("--reduce-time", &reduce_time)?;
     let (time, family) = (time.as_str(), family.as_str());
     let time = fuzz::parse_duration(time).ok_or_else(|| InputError(format!("--time: not a duration: {time:?} (try 90s, 10m, 1h)")))?;
@@ -212,10 +231,19 @@ fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
         max_programs: programs,
         stop_at_first,
         reduce_time,
+        cpython,
     };
     let bar = indicatif::ProgressBar::new_spinner();
     bar.enable_steady_tick(Duration::from_millis(200));
+    // Each new finding is announced once its directory is whole on disk.
+    let announced = std::sync::Mutex::new(std::collections::HashSet::new());
     let progress = |s: &fuzz::stats::Stats| {
+        let cpython = s.cpython.iter().flat_map(|c| &c.findings);
+        let mut announced = announced.lock().expect("announced findings");
+        for f in s.findings.iter().chain(cpython).filter(|f| announced.insert(f.id.clone())) {
+            let line = format!("new finding {}: {}", f.id, f.path.display());
+            if bar.is_hidden() { println!("{line}") } else { bar.println(line) }
+        }
         bar.set_message(format!(
             "{} programs, {:.1} checks/s, {} findings ({} new), refused {:.1}%",
             s.programs,
@@ -231,7 +259,7 @@ fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
     fuzz::report::write(&out, &summary).map_err(|e| InputError(format!("{}: {e}", out.display())))?;
     print!("{}", fuzz::report::markdown(&summary));
     println!("\nreport: {} (and index.html)", out.join("summary.md").display());
-    Ok(if stats.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if stats.new_findings() == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn report_cmd(dirs: &[PathBuf], out: Option<&Path>) -> Result<ExitCode, InputError> {
@@ -325,18 +353,40 @@ fn convert(file: &Path, map: bool) -> Result<ExitCode, InputError> {
     }
 }
 
-fn check_cmd(file: &Path, modes: &[Mode], json: bool, time_limit: f64) -> Result<ExitCode, InputError> {
+fn check_cmd(file: &Path, modes: &[Mode], json: bool, time_limit: f64, oracle: Option<ExtraOracle>) -> Result<ExitCode, InputError> {
     let config = config(time_limit, 512)?;
+    let python = match oracle {
+        Some(ExtraOracle::Cpython) => Some(stagecheck::cpython::Python::find().map_err(InputError)?),
+        None => None,
+    };
     let source = read_program(file)?;
     let path = file.display().to_string();
-    let mut worker = Worker::new(config);
+    let mut worker = Worker::new(config.clone());
     let report = check(&mut worker, &source, &path, modes)?;
+    let cpython = python.as_ref().and_then(|python| match report.runs.first() {
+        Some((_, ModeRun::Ran { outcome })) => Some((python, stagecheck::cpython::check(python, outcome, &source, &path, &config))),
+        _ => None,
+    });
     if json {
-        println!("{}", serde_json::to_string_pretty(&report).expect("report serialises"));
+        let mut doc = serde_json::to_value(&report).expect("report serialises");
+        if let Some((python, (run, verdict))) = &cpython {
+            doc["cpython"] = serde_json::json!({ "version": python.version, "run": run, "verdict": verdict });
+        }
+        println!("{}", serde_json::to_string_pretty(&doc).expect("report serialises"));
     } else {
         print_report(&report);
+        if let Some((python, (run, verdict))) = &cpython {
+            println!("cpython {}: {verdict}", python.version);
+            if let stagecheck::cpython::CpythonVerdict::Differs { differences, .. } = verdict {
+                print_differences("cpython", differences);
+            }
+            if let stagecheck::cpython::CpythonRun::Ran { outcome } = run {
+                println!("  {:<9} {}", "cpython", outcome.terminal);
+            }
+        }
     }
-    Ok(if report.verdict.is_finding() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    let cpython_finding = cpython.as_ref().is_some_and(|(_, (_, v))| v.is_finding());
+    Ok(if report.verdict.is_finding() || cpython_finding { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 fn print_report(report: &stagecheck::check::CheckReport) {
@@ -349,24 +399,7 @@ fn print_report(report: &stagecheck::check::CheckReport) {
         }
         Verdict::Diverged { mode, differences } => {
             println!("{}: DIVERGED: original and {mode} part ways", report.file);
-            for d in differences {
-                match d {
-                    Difference::Terminal { original, other } => {
-                        println!("  terminal: original {original}; {mode} {other}")
-                    }
-                    Difference::Stdout { line, original, other } => {
-                        println!("  stdout line {line}: original {original:?}; {mode} {other:?}")
-                    }
-                    Difference::Global { name, original, other } => {
-                        let show = |v: &Option<stagecheck::executor::Value>| v.as_ref().map_or("<absent>".to_string(), |v| v.to_string());
-                        println!("  global {name}: original {}; {mode} {}", show(original), show(other))
-                    }
-                    Difference::Crash { message } => println!("  the VM crashed in {mode}: {message}"),
-                    Difference::Uncompilable { message, line } => {
-                        println!("  the converted program does not compile (converted line {line}): {message}")
-                    }
-                }
-            }
+            print_differences(mode.name(), differences);
         }
     }
     for (mode, run) in &report.runs {
@@ -374,6 +407,29 @@ fn print_report(report: &stagecheck::check::CheckReport) {
             ModeRun::Ran { outcome } => println!("  {mode:<9} {}", outcome.terminal),
             ModeRun::Refused { error } => println!("  {mode:<9} refused: {}: {}", error.construct, error.reason),
             ModeRun::Uncompilable { message, .. } => println!("  {mode:<9} uncompilable: {message}"),
+        }
+    }
+}
+
+/// The differences of `mode`'s run from the original's, one per line.
+fn print_differences(mode: &str, differences: &[Difference]) {
+    for d in differences {
+        match d {
+            Difference::Terminal { original, other } => println!("  terminal: original {original}; {mode} {other}"),
+            Difference::Stdout { line, original, other } => {
+                println!("  stdout line {line}: original {original:?}; {mode} {other:?}")
+            }
+            Difference::Global { name, original, other } => {
+                let show = |v: &Option<stagecheck::executor::Value>| v.as_ref().map_or("<absent>".to_string(), |v| v.to_string());
+                println!("  global {name}: original {}; {mode} {}", show(original), show(other))
+            }
+            Difference::Crash { message } => println!("  the VM crashed in {mode}: {message}"),
+            Difference::Uncompilable { message, line } if mode == "cpython" => {
+                println!("  CPython does not compile the program (line {line}): {message}")
+            }
+            Difference::Uncompilable { message, line } => {
+                println!("  the converted program does not compile (converted line {line}): {message}")
+            }
         }
     }
 }

@@ -27,6 +27,20 @@ pub enum Difference {
     Uncompilable { message: String, line: u32 },
 }
 
+impl Difference {
+    /// `terminal`, `stdout`, `global`, `crash` or `uncompilable`: what
+    /// signatures and the reducer's predicate name a difference by.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Difference::Terminal { .. } => "terminal",
+            Difference::Stdout { .. } => "stdout",
+            Difference::Global { .. } => "global",
+            Difference::Crash { .. } => "crash",
+            Difference::Uncompilable { .. } => "uncompilable",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
 pub enum Verdict {

@@ -75,13 +75,3 @@ fn bad_fuzz_arguments_are_usage_errors() {
         assert!(err.contains("--"), "{args:?}: {err}");
     }
 }
-
-#[test]
-fn refusals_are_counted_by_reason_without_the_names_in_it() {
-    use stagecheck::fuzz::outcome::reason_key;
-    let a = reason_key("staging", "'t28' is bound in the false branch of a staged if only, and used after it");
-    assert_eq!(a, "staging: '…' is bound in the false branch of a staged if only, and used after it");
-    assert_eq!(reason_key("staging", "'x' is bound in the false branch of a staged if only, and used after it"), a);
-    assert_eq!(reason_key("return", "return inside finally: cancels a pending exception"), "return: return inside finally");
-    assert_eq!(reason_key("staging", "print of 'y' (a tensor) inside a trace"), "staging: print of '…'");
-}

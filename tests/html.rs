@@ -208,6 +208,7 @@ fn fuzz_run(out: &Path, seed: u64, programs: u64) -> Summary {
         max_programs: Some(programs),
         stop_at_first: false,
         reduce_time: Duration::ZERO,
+        cpython: None,
     };
     let stats = fuzz::run(&options, &|_| {}).expect("fuzz run");
     let summary = Summary::of_run(&options, &stats);

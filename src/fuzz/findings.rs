@@ -21,34 +21,66 @@ pub struct Store {
 }
 
 impl Store {
+    /// Opens `dir`, knowing the findings in it; removes the temporary
+    /// directories of runs killed mid-save (`.tmp-<id>-<pid>` of a process
+    /// that is gone): they were never announced.
     pub fn open(dir: &Path) -> std::io::Result<Store> {
         std::fs::create_dir_all(dir)?;
         let mut known = HashSet::new();
         for entry in std::fs::read_dir(dir)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            if !name.starts_with('.') {
+            if let Some(rest) = name.strip_prefix(".tmp-") {
+                let pid = rest.rsplit('-').next().and_then(|p| p.parse::<u32>().ok());
+                if pid.is_some_and(|p| p != std::process::id() && !Path::new(&format!("/proc/{p}")).exists()) {
+                    let _ = std::fs::remove_dir_all(dir.join(&name));
+                }
+            } else if !name.starts_with('.') {
                 known.insert(name);
             }
         }
         Ok(Store { dir: dir.to_path_buf(), known })
     }
 
+    /// Known findings of the modes' oracle without `reduced.py` (a run killed
+    /// while reducing): their directories and signatures' kind and mode.
+    pub fn unreduced(&self) -> Vec<(PathBuf, String, String)> {
+        let mut out: Vec<_> = self
+            .known
+            .iter()
+            .map(|id| self.dir.join(id))
+            .filter(|d| !d.join("reduced.py").exists())
+            .filter_map(|d| {
+                let sig: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("signature.json")).ok()?).ok()?;
+                let (kind, mode) = (sig["kind"].as_str()?.to_string(), sig["mode"].as_str()?.to_string());
+                (mode != "cpython").then_some((d, kind, mode))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
     /// Saves a new finding; `None` when its signature is already stored.
     pub fn save(&mut self, case: &Case, checked: &Checked, signature: &Signature) -> std::io::Result<Option<PathBuf>> {
+        match &checked.kind {
+            super::outcome::Kind::Finding { verdict, .. } => self.save_verdict(case, verdict, signature),
+            _ => self.save_verdict(case, &(), signature),
+        }
+    }
+
+    /// Saves a new finding with any verdict (the modes' or the CPython oracle's).
+    pub fn save_verdict(&mut self, case: &Case, verdict: &impl serde::Serialize, signature: &Signature) -> std::io::Result<Option<PathBuf>> {
         let id = signature.id();
         if self.known.contains(&id) {
             return Ok(None);
         }
-        let verdict = match &checked.kind {
-            super::outcome::Kind::Finding { verdict, .. } => serde_json::to_string_pretty(verdict).unwrap_or_default(),
-            _ => String::new(),
-        };
+        let verdict = serde_json::to_string_pretty(verdict).unwrap_or_default();
         let dest = self.dir.join(&id);
         let tmp = self.dir.join(format!(".tmp-{id}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp)?;
+        let oracle = if signature.mode == "cpython" { "--oracle cpython " } else { "" };
         let program = format!(
-            "# stagecheck finding {id}\n# seed {} index {} family {:?} generator {} constructs: {}\n# replay: stagecheck check {}\n\n{}",
+            "# stagecheck finding {id}\n# seed {} index {} family {:?} generator {} constructs: {}\n# replay: stagecheck check {oracle}{}\n\n{}",
             case.seed,
             case.index,
             case.program.family,

@@ -11,6 +11,7 @@
 //!   `summary.md` / `index.html`, and reports of several runs merged into one.
 
 pub mod case;
+pub mod cpython;
 pub mod findings;
 pub mod outcome;
 pub mod report;
@@ -62,6 +63,8 @@ pub struct Options {
     pub stop_at_first: bool,
     /// Time to reduce each new finding into `reduced.py` (zero: none).
     pub reduce_time: Duration,
+    /// The CPython oracle's interpreter (`--oracle cpython`), if on.
+    pub cpython: Option<crate::cpython::Python>,
 }
 
 /// The modes every generated program runs in.
@@ -71,11 +74,18 @@ pub const MODES: &[Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged];
 /// is called after every program with the running statistics.
 pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std::io::Result<stats::Stats> {
     std::fs::create_dir_all(options.out.join("findings"))?;
-    let stats = Mutex::new(stats::Stats::new());
+    let mut initial = stats::Stats::new();
+    initial.cpython = options.cpython.as_ref().map(|p| cpython::Stats { version: p.version.clone(), ..Default::default() });
+    let stats = Mutex::new(initial);
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let started = Instant::now();
-    let store = Mutex::new(findings::Store::open(&options.out.join("findings"))?);
+    let store = findings::Store::open(&options.out.join("findings"))?;
+    // Carry on after a run killed mid-reduction: reduce what it left unreduced.
+    for (dir, kind, mode) in store.unreduced() {
+        reduce_saved(&dir, &signature::Signature { kind, mode, constructs: vec![] }, options);
+    }
+    let store = Mutex::new(store);
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {
             scope.spawn(|| {
@@ -101,12 +111,23 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                             }
                         }
                     }
-                    if let (Some(dir), outcome::Kind::Finding { signature, .. }) = (&saved, &checked.kind) {
-                        reduce_saved(dir, signature, options);
+                    // The CPython oracle (RustPython bugs): saved like the modes' findings.
+                    let against_cpython = options.cpython.as_ref().filter(|_| !matches!(checked.kind, outcome::Kind::Invalid { .. }));
+                    let against_cpython = against_cpython.map(|python| cpython::check_case(&mut worker, python, &case));
+                    let mut saved_cpython = None;
+                    if let Some(cpython::Checked::Finding { signature, verdict }) = &against_cpython {
+                        match store.lock().expect("findings store").save_verdict(&case, verdict, signature) {
+                            Ok(s) => saved_cpython = s,
+                            Err(e) => {
+                                eprintln!("stagecheck fuzz: cannot save a finding: {e}");
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
                     }
-                    if saved.is_some() && options.stop_at_first {
+                    if (saved.is_some() || saved_cpython.is_some()) && options.stop_at_first {
                         stop.store(true, Ordering::Relaxed);
                     }
+                    let to_reduce = saved.clone();
                     let mut s = stats.lock().expect("stats");
                     match &checked.kind {
                         // The first program of each refusal reason, for review.
@@ -120,7 +141,15 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                         _ => {}
                     }
                     s.record(&case, &checked, saved, started.elapsed());
+                    if let Some(c) = &against_cpython {
+                        s.record_cpython(&case, c, saved_cpython, started.elapsed());
+                    }
                     progress(&s);
+                    drop(s);
+                    // After the finding is announced (whole on disk), reduce it.
+                    if let (Some(dir), outcome::Kind::Finding { signature, .. }) = (&to_reduce, &checked.kind) {
+                        reduce_saved(dir, signature, options);
+                    }
                 }
             });
         }

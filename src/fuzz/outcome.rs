@@ -82,24 +82,72 @@ pub fn only_timed_out(verdict: &Verdict) -> bool {
             if !matches!(original, Terminal::Diverged { .. })))
 }
 
-/// Refusals are counted by construct and the reason's first clause, quoted
-/// names left out (names and numbers in messages would make every refusal
-/// its own reason; a message that starts with a name keeps its words).
+/// Refusals are counted by construct and the reason's first clause, with
+/// what varies from program to program taken out (names and numbers would
+/// make every refusal its own reason): a quoted name becomes `'_'`, a
+/// parenthesised part `(…)`, a run of digits `N`; the key stops at a colon.
 pub fn reason_key(construct: &str, reason: &str) -> String {
     let mut head = String::new();
-    let mut quoted = false;
-    for c in reason.chars() {
+    let mut chars = reason.chars().peekable();
+    let (mut depth, mut prev) = (0usize, ' ');
+    while let Some(c) = chars.next() {
+        let shown = depth == 0;
         match c {
-            '\'' if !quoted => {
-                head.push_str("'…'");
-                quoted = true;
+            ':' if shown => break,
+            // A quote opens a name unless it is an apostrophe (`ruff's`).
+            '\'' | '"' if !prev.is_alphanumeric() => {
+                for d in chars.by_ref() {
+                    if d == c {
+                        break;
+                    }
+                }
+                if shown {
+                    head.push_str("'_'");
+                }
             }
-            '\'' => quoted = false,
-            _ if quoted => {}
-            ':' | '(' => break,
-            c => head.push(c),
+            '(' => {
+                if shown {
+                    head.push_str("(…)");
+                }
+                depth += 1;
+            }
+            ')' => depth = depth.saturating_sub(1),
+            c if c.is_ascii_digit() => {
+                if shown && !prev.is_ascii_digit() {
+                    head.push('N');
+                }
+            }
+            c if shown => head.push(c),
+            _ => {}
+        }
+        prev = c;
+        if head.chars().count() >= 80 {
+            break;
         }
     }
-    let head: String = head.trim().chars().take(80).collect();
-    format!("{construct}: {head}")
+    format!("{construct}: {}", head.trim())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reason_key;
+
+    #[test]
+    fn reasons_group_without_their_names_and_numbers() {
+        let key = |r: &str| reason_key("staging", r);
+        assert_eq!(
+            key("loop variable 'x' changes from int32 (3,) to float32 (3,) in a staged while loop"),
+            key("loop variable 'total' changes from int32 (12, 2) to float32 () in a staged while loop"),
+        );
+        assert_eq!(
+            key("'y' is a tensor in one branch of a staged if and a Python value in the other"),
+            "staging: '_' is a tensor in one branch of a staged if and a Python value in the other"
+        );
+        assert_ne!(key("'y' is a tensor in one branch"), key("a return in one branch of a staged if only"));
+        assert_eq!(
+            reason_key("printer", "ruff's printer would change the program (it cannot print this tree as it is)"),
+            "printer: ruff's printer would change the program (…)"
+        );
+        assert_eq!(reason_key("syntax", "unexpected token: ')'"), "syntax: unexpected token");
+    }
 }

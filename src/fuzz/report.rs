@@ -52,6 +52,9 @@ pub struct Parameters {
     /// Time to reduce each new finding (0: not reduced).
     #[serde(default)]
     pub reduce_seconds: f64,
+    /// The CPython compared with (`--oracle cpython`), if any.
+    #[serde(default)]
+    pub oracle_cpython: Option<String>,
     /// The stagecheck version that ran it.
     pub version: String,
 }
@@ -68,6 +71,7 @@ impl Parameters {
             time_limit_seconds: options.exec.time_limit.as_secs_f64(),
             memory_limit_mib: options.exec.memory_limit >> 20,
             reduce_seconds: options.reduce_time.as_secs_f64(),
+            oracle_cpython: options.cpython.as_ref().map(|p| p.version.clone()),
             version: env!("CARGO_PKG_VERSION").to_string(),
         }
     }
@@ -198,6 +202,9 @@ pub fn markdown(summary: &Summary) -> String {
     }
     for f in &s.findings {
         let _ = writeln!(m, "- `{}` (seed {} index {}, at {:.1} s): `{}`", f.id, f.seed, f.index, f.at_seconds, replay_command(f));
+    }
+    if let Some(c) = &s.cpython {
+        m.push_str(&c.markdown());
     }
     let _ = writeln!(m, "\n## Refusals by reason\n");
     for (reason, n) in by_count(&s.refusals) {

@@ -42,15 +42,7 @@ impl Signature {
 pub fn kind_and_mode(verdict: &Verdict) -> (&'static str, String) {
     match verdict {
         Verdict::Diverged { mode, differences } => {
-            let kind = match differences.first() {
-                Some(Difference::Terminal { .. }) => "terminal",
-                Some(Difference::Stdout { .. }) => "stdout",
-                Some(Difference::Global { .. }) => "global",
-                Some(Difference::Crash { .. }) => "crash",
-                Some(Difference::Uncompilable { .. }) => "uncompilable",
-                None => "none",
-            };
-            (kind, mode.to_string())
+            (differences.first().map_or("none", Difference::kind), mode.to_string())
         }
         _ => ("none", String::new()),
     }

@@ -67,6 +67,9 @@ pub struct Stats {
     /// Seconds between samples (doubles as the series is thinned).
     #[serde(skip, default = "one_second")]
     interval: f64,
+    /// The CPython oracle's counts and findings (`--oracle cpython`), apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpython: Option<super::cpython::Stats>,
 }
 
 impl Default for Stats {
@@ -94,6 +97,7 @@ impl Stats {
             elapsed: Duration::ZERO,
             timeline: Vec::new(),
             interval: one_second(),
+            cpython: None,
         }
     }
 
@@ -192,7 +196,26 @@ impl Stats {
                 *mine.entry(k.clone()).or_default() += n;
             }
         }
+        match (&mut self.cpython, &other.cpython) {
+            (Some(mine), Some(theirs)) => mine.merge(theirs),
+            (mine @ None, Some(theirs)) => *mine = Some(theirs.clone()),
+            _ => {}
+        }
         self.elapsed = self.elapsed.max(other.elapsed);
+    }
+
+    /// Counts a case's CPython comparison (new findings listed apart).
+    pub fn record_cpython(&mut self, case: &Case, checked: &super::cpython::Checked, saved: Option<PathBuf>, now: Duration) {
+        let Some(c) = &mut self.cpython else { return };
+        c.record(checked);
+        if let (Some(path), super::cpython::Checked::Finding { signature, .. }) = (saved, checked) {
+            c.findings.push(Finding { id: signature.id(), path, seed: case.seed, index: case.index, at_seconds: now.as_secs_f64() });
+        }
+    }
+
+    /// New findings of every oracle.
+    pub fn new_findings(&self) -> usize {
+        self.findings.len() + self.cpython.as_ref().map_or(0, |c| c.findings.len())
     }
 
     /// Programs checked (all modes) per second of wall time.

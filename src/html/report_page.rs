@@ -42,6 +42,21 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
 
     b.push_str("<h2 id=\"findings\">Findings</h2>\n");
     b.push_str(&findings_table(&s.findings, dir));
+    if let Some(c) = &s.cpython {
+        let _ = write!(
+            b,
+            "<h2 id=\"cpython\">CPython oracle ({})</h2>\n<p>{} agree, {} normalised, {} known, {} skipped, {} poisoned; {} findings ({} occurrences): differences between RustPython and CPython running the original.</p>\n",
+            escape(&c.version),
+            c.agree,
+            c.normalised.values().sum::<u64>(),
+            c.known.values().sum::<u64>(),
+            c.skipped.values().sum::<u64>(),
+            c.poisoned,
+            c.findings.len(),
+            c.finding_hits
+        );
+        b.push_str(&findings_table(&c.findings, dir));
+    }
 
     b.push_str("<h2 id=\"plots\">Over time</h2>\n<div class=\"plots\">\n");
     // The first sample (at 0 s) has no rate: the rate plot starts at the second.
@@ -100,6 +115,7 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
                 format!("{} MiB", p.memory_limit_mib),
                 if p.stop_at_first { "yes" } else { "no" }.to_string(),
                 format!("{} s", p.reduce_seconds),
+                p.oracle_cpython.as_ref().map_or("—".to_string(), |v| format!("cpython {v}")),
                 format!("{:.1} s", r.seconds),
                 r.programs.to_string(),
                 format!("{:.1}", r.checks_per_second),
@@ -111,7 +127,7 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
         .collect();
     b.push_str(&table(
         "runs",
-        &["run", "seed", "families", "jobs", "--time", "--programs", "--time-limit", "memory", "--stop-at-first", "--reduce-time", "ran", "programs", "checks/s", "new findings", "version"],
+        &["run", "seed", "families", "jobs", "--time", "--programs", "--time-limit", "memory", "--stop-at-first", "--reduce-time", "--oracle", "ran", "programs", "checks/s", "new findings", "version"],
         &rows,
     ));
 
@@ -174,7 +190,7 @@ fn findings_table(findings: &[Finding], dir: &Path) -> String {
         .map(|f| {
             let here = dir.join("findings").join(&f.id);
             let signature: Option<Signature> = read_json(&here.join("signature.json"));
-            let verdict: Option<Verdict> = read_json(&here.join("verdict.json"));
+            let verdict_text = std::fs::read_to_string(here.join("verdict.json")).ok();
             let sig = match &signature {
                 Some(s) => format!(
                     "<code>{}</code><br><span class=\"muted\">{} in {}; constructs: {}</span>",
@@ -185,7 +201,12 @@ fn findings_table(findings: &[Finding], dir: &Path) -> String {
                 ),
                 None => format!("<code>{}</code>", escape(&f.id)),
             };
-            let difference = verdict.as_ref().map_or_else(|| "<span class=\"muted\">(no verdict.json)</span>".to_string(), first_difference);
+            // The modes' verdict, typed; another oracle's (CPython), as saved.
+            let difference = match verdict_text.as_deref().map(|t| (t, serde_json::from_str::<Verdict>(t))) {
+                Some((_, Ok(verdict))) => first_difference(&verdict),
+                Some((text, Err(_))) => format!("<div class=\"divergent\">{MARKER}<code>{}</code></div>", escape(&shorten(text))),
+                None => "<span class=\"muted\">(no verdict.json)</span>".to_string(),
+            };
             let mut files = Vec::new();
             for file in ["program.py", "reduced.py"] {
                 if here.join(file).is_file() {

@@ -1,0 +1,380 @@
+//! The fourth oracle, opt-in (`--oracle cpython`): the original program also
+//! runs under the host's CPython (`python3`, or `$STAGECHECK_PYTHON`), and
+//! its outcome is compared with RustPython's original run by the oracle's
+//! own comparison ([`crate::oracle::compare`]: terminal state, stdout, final
+//! user globals). A difference is a RustPython bug (or a CPython one), not
+//! the converter's: its own kind of finding, mode `cpython`.
+//!
+//! CPython runs `wrapper.py` (passed with `-c`, nothing written to disk) as a
+//! subprocess: the program on stdin, under an address-space limit
+//! (`RLIMIT_AS`: twice the executor's memory budget plus 256 MiB), a CPU-time
+//! limit and a wall-clock timeout (the executor's limit plus 1 s), with
+//! `PYTHONHASHSEED=0` like the sandbox. The wrapper mirrors the sandbox
+//! (removed builtins, the allow-listed importer and its messages, one capped
+//! buffer for stdout and stderr) and renders the globals as
+//! `executor/src/render.rs` does, printing the executor's `Outcome` JSON.
+//!
+//! Differences that are not RustPython bugs are handled by rule, never
+//! silently: [`NORMALISATIONS`] rewrites known message wordings before the
+//! comparison and each use is counted; [`compare`] records resource-bound
+//! differences (time, memory, recursion depth) as `known`, and runs that
+//! cannot be compared (tensor programs: CPython has no `_stagecheck_tensor`)
+//! as `skipped`, each with its reason.
+
+use crate::executor::{Config as ExecConfig, Outcome, Terminal, Value};
+use crate::oracle::{compare as compare_outcomes, Difference};
+use serde::Serialize;
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const WRAPPER: &str = include_str!("wrapper.py");
+
+/// A Python interpreter to compare with.
+#[derive(Clone, Debug)]
+pub struct Python {
+    pub program: String,
+    /// `sys.version`'s first word, e.g. `3.11.7`.
+    pub version: String,
+}
+
+impl Python {
+    /// `$STAGECHECK_PYTHON`, else `python3`; an error when it does not run.
+    pub fn find() -> Result<Python, String> {
+        let program = std::env::var("STAGECHECK_PYTHON").unwrap_or_else(|_| "python3".into());
+        let out = Command::new(&program)
+            .args(["-S", "-c", "import sys; print(sys.version.split()[0])"])
+            .output()
+            .map_err(|e| format!("--oracle cpython: cannot run {program}: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("--oracle cpython: {program} failed: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        Ok(Python { program, version: String::from_utf8_lossy(&out.stdout).trim().to_string() })
+    }
+
+    /// Runs `source` (named `path`) under CPython within `limits`' time and memory.
+    pub fn run(&self, source: &str, path: &str, limits: &ExecConfig) -> CpythonRun {
+        let memory = 2 * limits.memory_limit as u64 + (256 << 20);
+        let cpu = limits.time_limit.as_secs() + 2;
+        let child = Command::new(&self.program)
+            .args(["-S", "-B", "-c", WRAPPER, path])
+            .args([limits.stdout_limit.to_string(), memory.to_string(), cpu.to_string()])
+            .env("PYTHONHASHSEED", "0")
+            .env("PYTHONIOENCODING", "utf-8")
+            .env_remove("PYTHONPATH")
+            .env_remove("PYTHONSTARTUP")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn();
+        let mut child = match child {
+            Ok(c) => c,
+            Err(e) => return CpythonRun::Skipped { reason: format!("cannot start {}: {e}", self.program) },
+        };
+        let mut stdin = child.stdin.take().expect("piped stdin");
+        let source = source.to_string();
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(source.as_bytes());
+        });
+        let mut stdout = child.stdout.take().expect("piped stdout");
+        let reader = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = stdout.read_to_end(&mut text);
+            text
+        });
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let err_reader = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = stderr.read_to_end(&mut text);
+            text
+        });
+        let deadline = Instant::now() + limits.time_limit + Duration::from_secs(1);
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+                _ => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break None;
+                }
+            }
+        };
+        let _ = writer.join();
+        let out = reader.join().unwrap_or_default();
+        let err = err_reader.join().unwrap_or_default();
+        if status.is_none() {
+            return CpythonRun::Skipped { reason: "time limit in CPython".into() };
+        }
+        parse(&out).unwrap_or_else(|why| {
+            let err = String::from_utf8_lossy(&err);
+            let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+            let last: String = last.chars().take(120).collect();
+            CpythonRun::Skipped { reason: format!("the CPython run gave no outcome ({why}): {last}") }
+        })
+    }
+}
+
+/// The wrapper's JSON: an outcome, a compile error or a reason to skip.
+fn parse(out: &[u8]) -> Result<CpythonRun, String> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    enum Reply {
+        Outcome(Outcome),
+        Uncompilable { message: String, line: u32 },
+        Skipped(String),
+    }
+    let reply: Reply = serde_json::from_slice(out).map_err(|e| if out.is_empty() { "no output".into() } else { e.to_string() })?;
+    Ok(match reply {
+        Reply::Outcome(mut outcome) => {
+            for (_, v) in &mut outcome.globals {
+                canonical(v);
+            }
+            CpythonRun::Ran { outcome }
+        }
+        Reply::Uncompilable { message, line } => CpythonRun::Uncompilable { message, line },
+        Reply::Skipped(reason) => CpythonRun::Skipped { reason },
+    })
+}
+
+/// Sorts what render.rs sorts (set elements, instance attributes): the
+/// wrapper leaves that to this side, so both use `Value`'s order.
+fn canonical(v: &mut Value) {
+    match v {
+        Value::Set(items) | Value::FrozenSet(items) => {
+            items.iter_mut().for_each(canonical);
+            items.sort();
+        }
+        Value::List(items) | Value::Tuple(items) => items.iter_mut().for_each(canonical),
+        Value::Dict(entries) => entries.iter_mut().for_each(|(k, v)| {
+            canonical(k);
+            canonical(v)
+        }),
+        Value::Instance { attrs, base, .. } => {
+            attrs.iter_mut().for_each(|(_, v)| canonical(v));
+            attrs.sort_by(|a, b| a.0.cmp(&b.0));
+            if let Some(b) = base {
+                canonical(b);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What the CPython run gave.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum CpythonRun {
+    Ran { outcome: Outcome },
+    /// CPython does not compile the program RustPython ran.
+    Uncompilable { message: String, line: u32 },
+    /// Not compared, and why.
+    Skipped { reason: String },
+}
+
+/// RustPython's original run against CPython's.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum CpythonVerdict {
+    /// Same outcome (after the named [`NORMALISATIONS`], if any).
+    Agree { normalised: Vec<&'static str> },
+    /// Not compared.
+    Skipped { reason: String },
+    /// A difference of a documented, accepted kind (resource bounds).
+    Known { reason: &'static str },
+    /// A RustPython-vs-CPython difference: a finding.
+    Differs { differences: Vec<Difference>, normalised: Vec<&'static str> },
+}
+
+impl CpythonVerdict {
+    pub fn is_finding(&self) -> bool {
+        matches!(self, CpythonVerdict::Differs { .. })
+    }
+
+    /// The kind of the first difference (`terminal`, `stdout`, `global`,
+    /// `uncompilable`), as the signatures of the modes' findings name theirs.
+    pub fn difference_kind(&self) -> Option<&'static str> {
+        match self {
+            CpythonVerdict::Differs { differences, .. } => Some(differences.first().map_or("none", Difference::kind)),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for CpythonVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let normalised = |n: &[&str]| if n.is_empty() { String::new() } else { format!(" (normalised: {})", n.join(", ")) };
+        match self {
+            CpythonVerdict::Agree { normalised: n } => write!(f, "agree{}", normalised(n)),
+            CpythonVerdict::Skipped { reason } => write!(f, "skipped: {reason}"),
+            CpythonVerdict::Known { reason } => write!(f, "known difference: {reason}"),
+            CpythonVerdict::Differs { normalised: n, .. } => write!(f, "DIFFERS{}", normalised(n)),
+        }
+    }
+}
+
+/// A known wording difference between RustPython 0.5 and CPython 3.11, as
+/// `prefix NAME suffix` on each side (NAME an identifier). The RustPython
+/// text is rewritten into CPython's in exception messages, stdout and string
+/// globals before the comparison; each rule that changed something is named
+/// in the verdict and counted in the fuzz summary.
+pub struct Normalisation {
+    pub name: &'static str,
+    pub rustpython: (&'static str, &'static str),
+    pub cpython: (&'static str, &'static str),
+}
+
+pub const NORMALISATIONS: &[Normalisation] = &[
+    // CPython 3.11 reworded it (bpo-46240); RustPython 0.5 keeps 3.10's (its
+    // free-variable message already has 3.11's wording).
+    Normalisation {
+        name: "unbound-local message",
+        rustpython: ("local variable '", "' referenced before assignment"),
+        cpython: ("cannot access local variable '", "' where it is not associated with a value"),
+    },
+];
+
+/// Rewrites every `prefix NAME suffix` of `rule`'s RustPython side into CPython's.
+fn rewrite(text: &str, rule: &Normalisation) -> Option<String> {
+    let ((p, s), (cp, cs)) = (rule.rustpython, rule.cpython);
+    let mut out = String::new();
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(i) = rest.find(p) {
+        let after = &rest[i + p.len()..];
+        let name_len = after.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(after.len());
+        // Not preceded by "access " (already CPython's wording).
+        if name_len > 0 && after[name_len..].starts_with(s) && !rest[..i].ends_with("access ") {
+            out.push_str(&rest[..i]);
+            out.push_str(cp);
+            out.push_str(&after[..name_len]);
+            out.push_str(cs);
+            rest = &after[name_len + s.len()..];
+            changed = true;
+        } else {
+            out.push_str(&rest[..i + p.len()]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+fn normalise_value(v: &mut Value, rule: &Normalisation) -> bool {
+    match v {
+        Value::Str(s) => rewrite(s, rule).map(|n| *s = n).is_some(),
+        Value::List(items) | Value::Tuple(items) | Value::Set(items) | Value::FrozenSet(items) => {
+            items.iter_mut().fold(false, |c, x| normalise_value(x, rule) | c)
+        }
+        Value::Dict(entries) => entries.iter_mut().fold(false, |c, (k, x)| normalise_value(k, rule) | normalise_value(x, rule) | c),
+        Value::Instance { attrs, base, .. } => {
+            let mut c = attrs.iter_mut().fold(false, |c, (_, x)| normalise_value(x, rule) | c);
+            if let Some(b) = base {
+                c |= normalise_value(b, rule);
+            }
+            c
+        }
+        _ => false,
+    }
+}
+
+/// RustPython's outcome with the [`NORMALISATIONS`] applied, and the rules used.
+pub fn normalise(outcome: &Outcome) -> (Outcome, Vec<&'static str>) {
+    let mut out = outcome.clone();
+    let mut used = Vec::new();
+    for rule in NORMALISATIONS {
+        let mut changed = false;
+        if let Terminal::Raised { message, .. } = &mut out.terminal {
+            if let Some(n) = rewrite(message, rule) {
+                *message = n;
+                changed = true;
+            }
+        }
+        if let Some(n) = rewrite(&out.stdout, rule) {
+            out.stdout = n;
+            changed = true;
+        }
+        for (_, v) in &mut out.globals {
+            changed |= normalise_value(v, rule);
+        }
+        if changed {
+            used.push(rule.name);
+        }
+    }
+    // Rewritten strings may sit in sets: sort them again.
+    for (_, v) in &mut out.globals {
+        canonical(v);
+    }
+    (out, used)
+}
+
+fn raised(t: &Terminal, exc: &str) -> bool {
+    matches!(t, Terminal::Raised { exc_type, .. } if exc_type == exc)
+}
+
+/// Compares RustPython's original outcome with CPython's run.
+pub fn compare(rustpython: &Outcome, cpython: &CpythonRun) -> CpythonVerdict {
+    match &rustpython.terminal {
+        Terminal::Diverged { limit } => return CpythonVerdict::Skipped { reason: format!("RustPython {limit}") },
+        Terminal::Crashed { .. } => return CpythonVerdict::Skipped { reason: "RustPython crashed (a finding of the modes' oracle)".into() },
+        _ => {}
+    }
+    let cp = match cpython {
+        CpythonRun::Skipped { reason } => return CpythonVerdict::Skipped { reason: reason.clone() },
+        CpythonRun::Uncompilable { message, line } => {
+            let differences = vec![Difference::Uncompilable { message: message.clone(), line: *line }];
+            return CpythonVerdict::Differs { differences, normalised: vec![] };
+        }
+        CpythonRun::Ran { outcome } => outcome,
+    };
+    let (a, b) = (&rustpython.terminal, &cp.terminal);
+    if raised(a, "MemoryError") || raised(b, "MemoryError") {
+        return CpythonVerdict::Known { reason: "memory limits differ (MemoryError on one side)" };
+    }
+    if raised(a, "RecursionError") != raised(b, "RecursionError") {
+        return CpythonVerdict::Known { reason: "recursion depth differs (frames counted differently)" };
+    }
+    let mut cp = cp.clone();
+    let (mut rp, normalised) = normalise(rustpython);
+    // CPython words a recursion overflow by where it happened ("... while
+    // calling a Python object"); RustPython adds a space: the first clause
+    // is compared.
+    for t in [&mut cp.terminal, &mut rp.terminal] {
+        if let Terminal::Raised { exc_type, message, .. } = t {
+            if exc_type == "RecursionError" && message.starts_with(RECURSION) {
+                *message = RECURSION.into();
+            }
+        }
+    }
+    let differences = compare_outcomes(&rp, &cp);
+    if differences.is_empty() {
+        return CpythonVerdict::Agree { normalised };
+    }
+    // str and bytes hashes differ (other SipHash keys under PYTHONHASHSEED=0;
+    // numbers and tuples of numbers hash alike), so a printed set of strings
+    // may list its elements in another order. Globals render sets sorted.
+    let only_stdout = differences.iter().all(|d| matches!(d, Difference::Stdout { .. }));
+    if only_stdout && same_characters(&rp.stdout, &cp.stdout) {
+        return CpythonVerdict::Known { reason: "printed in another order (str hashes differ: set iteration order)" };
+    }
+    CpythonVerdict::Differs { differences, normalised }
+}
+
+const RECURSION: &str = "maximum recursion depth exceeded";
+
+/// Whether `a` and `b` hold the same characters, in any order.
+fn same_characters(a: &str, b: &str) -> bool {
+    let sorted = |s: &str| {
+        let mut c: Vec<char> = s.chars().collect();
+        c.sort_unstable();
+        c
+    };
+    sorted(a) == sorted(b)
+}
+
+/// Runs CPython on `source` and compares with RustPython's original `outcome`.
+pub fn check(python: &Python, rustpython: &Outcome, source: &str, path: &str, limits: &ExecConfig) -> (CpythonRun, CpythonVerdict) {
+    let run = python.run(source, path, limits);
+    let verdict = compare(rustpython, &run);
+    (run, verdict)
+}

@@ -1,0 +1,160 @@
+//! The CPython oracle (`--oracle cpython`, issue 6): real programs through
+//! `stagecheck check` and `stagecheck fuzz` against the host's python3.
+//! RustPython and CPython agree → no finding; they differ → a `cpython`
+//! finding; known wordings are normalised and named; tensor programs are
+//! skipped with their reason.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn program(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stagecheck-cpython-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write program");
+    path
+}
+
+fn check(path: &PathBuf) -> (Output, serde_json::Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_stagecheck"))
+        .args(["check", "--oracle", "cpython", "--json", "--modes", "original,unstaged"])
+        .arg(path)
+        .output()
+        .expect("stagecheck runs");
+    let doc = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+    (out, doc)
+}
+
+#[test]
+fn a_program_both_pythons_run_alike_is_no_finding() {
+    let path = program(
+        "agree.py",
+        "class P:\n    def __init__(self):\n        self.v = [1, 2.5, 'x']\n\
+         def f(n):\n    return sum(i * i for i in range(n) if i % 3)\n\
+         p = P()\ns = {f(4), f(5), -0.0}\nd = {'k': (1, None, b'z')}\nprint(f(10), sorted(s))\n\
+         try:\n    {}['missing']\nexcept KeyError as e:\n    err = repr(e)\n",
+    );
+    let (out, doc) = check(&path);
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(doc["cpython"]["verdict"]["verdict"], "agree", "{doc}");
+    assert_eq!(doc["cpython"]["run"]["outcome"]["globals"].as_array().map(Vec::len), Some(6), "{doc}");
+    assert!(doc["cpython"]["version"].as_str().is_some_and(|v| v.starts_with('3')), "{doc}");
+}
+
+#[test]
+fn round_half_even_differs_from_cpython_and_is_a_cpython_finding() {
+    // RustPython 0.5 rounds the decimal text 2.675 up; CPython rounds the
+    // double (2.67499999...) down.
+    let path = program("round.py", "r = round(2.675, 2)\nprint(r)\n");
+    let (out, doc) = check(&path);
+    assert_eq!(out.status.code(), Some(1), "{doc}");
+    assert_eq!(doc["verdict"]["verdict"], "agree", "the modes agree: {doc}");
+    let verdict = &doc["cpython"]["verdict"];
+    assert_eq!(verdict["verdict"], "differs", "{doc}");
+    assert_eq!(verdict["differences"][0]["kind"], "stdout", "{doc}");
+    assert_eq!(verdict["differences"][0]["original"], "2.68", "{doc}");
+    assert_eq!(verdict["differences"][0]["other"], "2.67", "{doc}");
+    let text = Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(["check", "--oracle", "cpython"]).arg(&path).output().expect("runs");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("cpython 3.") && text.contains("DIFFERS"), "{text}");
+}
+
+#[test]
+fn known_wordings_are_normalised_and_named_and_set_order_is_counted() {
+    let unbound = program(
+        "unbound.py",
+        "def g():\n    if False:\n        x = 1\n    return x\ntry:\n    g()\nexcept UnboundLocalError as e:\n    msg = str(e)\nprint(msg)\ng()\n",
+    );
+    let (out, doc) = check(&unbound);
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(doc["cpython"]["verdict"]["verdict"], "agree", "{doc}");
+    assert_eq!(doc["cpython"]["verdict"]["normalised"][0], "unbound-local message", "{doc}");
+    // The messages really differ: the rule did the work.
+    let cpython_message = doc["cpython"]["run"]["outcome"]["terminal"]["message"].as_str().unwrap_or_default();
+    assert!(cpython_message.starts_with("cannot access local variable 'x'"), "{doc}");
+
+    let sets = program("sets.py", "print({'apple', 'pear', 'fig', 'kiwi', 'plum', 'lime'})\nkept = {'apple', 'pear', 'fig'}\n");
+    let (out, doc) = check(&sets);
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(doc["cpython"]["verdict"]["verdict"], "known", "{doc}");
+
+    // Both overflow the stack: RecursionError's wordings differ after the first clause.
+    let deep = program("deep.py", "def f(n):\n    return f(n + 1)\nf(0)\n");
+    let (_, doc) = check(&deep);
+    assert_eq!(doc["cpython"]["verdict"]["verdict"], "agree", "{doc}");
+}
+
+#[test]
+fn tensor_programs_and_sandboxed_imports() {
+    let tensor = program("tensor.py", "import stagecheck as sc\nx = sc.constant(1)\n");
+    let (out, doc) = check(&tensor);
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(doc["cpython"]["verdict"]["verdict"], "skipped", "{doc}");
+    assert!(doc["cpython"]["verdict"]["reason"].as_str().unwrap_or_default().contains("_stagecheck_tensor"), "{doc}");
+    // The wrapper refuses what the sandbox refuses, with the same message.
+    let imports = program("imports.py", "import math\ntry:\n    import os\nexcept ImportError as e:\n    why = str(e)\ntry:\n    open('x')\nexcept NameError as e:\n    no_open = str(e)\n");
+    let (out, doc) = check(&imports);
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(doc["cpython"]["verdict"]["verdict"], "agree", "{doc}");
+}
+
+#[test]
+fn fuzz_with_the_cpython_oracle_runs_and_reports_it_apart() {
+    let out_dir = std::env::temp_dir().join(format!("stagecheck-cpython-fuzz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let run = Command::new(env!("CARGO_BIN_EXE_stagecheck"))
+        .args(["fuzz", "--oracle", "cpython", "--programs", "8", "--seed", "5", "--reduce-time", "0", "--out"])
+        .arg(&out_dir)
+        .output()
+        .expect("stagecheck runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(matches!(run.status.code(), Some(0) | Some(1)), "{stdout}\n{}", String::from_utf8_lossy(&run.stderr));
+    assert!(stdout.contains("## CPython oracle (CPython 3."), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).expect("summary.json")).expect("json");
+    let c = &summary["stats"]["cpython"];
+    let count = |v: &serde_json::Value| v.as_object().map_or(0, |m| m.values().filter_map(|n| n.as_u64()).sum::<u64>());
+    let skipped_tensor = c["skipped"].as_object().and_then(|m| m.iter().find(|(k, _)| k.contains("tensor program"))).and_then(|(_, n)| n.as_u64());
+    assert_eq!(skipped_tensor, Some(4), "both families alternate; tensor programs are skipped: {c}");
+    let counted = c["agree"].as_u64().unwrap_or(0) + count(&c["known"]) + count(&c["skipped"]) + c["finding_hits"].as_u64().unwrap_or(0) + c["poisoned"].as_u64().unwrap_or(0);
+    assert_eq!(counted, 8, "every program is counted once by the CPython oracle: {c}");
+    // A saved cpython finding replays with --oracle cpython.
+    for f in std::fs::read_dir(out_dir.join("findings")).expect("findings dir").flatten() {
+        if f.file_name().to_string_lossy().contains("-cpython-") {
+            let program = std::fs::read_to_string(f.path().join("program.py")).expect("program.py");
+            assert!(program.contains("# replay: stagecheck check --oracle cpython "), "{program}");
+        }
+    }
+}
+
+#[test]
+fn an_unknown_oracle_is_a_usage_error() {
+    let run = Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(["check", "--oracle", "pypy", "x.py"]).output().expect("runs");
+    assert_eq!(run.status.code(), Some(2));
+}
+
+#[test]
+fn the_normalisation_table_rewrites_only_its_pattern() {
+    use stagecheck::cpython::normalise;
+    use stagecheck::executor::{Outcome, Terminal, Value};
+    let rust = "local variable 'x_1' referenced before assignment";
+    let outcome = Outcome {
+        terminal: Terminal::Raised { exc_type: "UnboundLocalError".into(), message: rust.into(), line: None, traceback: vec![] },
+        stdout: format!("{rust}\nlocal variable '' referenced before assignment\n"),
+        stdout_truncated: false,
+        globals: vec![("m".into(), Value::Set(vec![Value::Str("a".into()), Value::Str(format!("<{rust}>"))]))],
+        micros: 0,
+        graph: String::new(),
+    };
+    let (n, used) = normalise(&outcome);
+    assert_eq!(used, ["unbound-local message"]);
+    let cpython = "cannot access local variable 'x_1' where it is not associated with a value";
+    assert!(matches!(&n.terminal, Terminal::Raised { message, .. } if message == cpython), "{:?}", n.terminal);
+    assert_eq!(n.stdout, format!("{cpython}\nlocal variable '' referenced before assignment\n"), "no name: left alone");
+    assert_eq!(n.globals[0].1, Value::Set(vec![Value::Str(format!("<{cpython}>")), Value::Str("a".into())]), "rewritten, then sorted");
+    // Already CPython's wording: unchanged, and no rule named.
+    let (again, used) = normalise(&n);
+    assert!(used.is_empty(), "{used:?}");
+    assert_eq!(again.stdout, n.stdout);
+}
