@@ -1,5 +1,8 @@
-//! The CPU graph executor. Every `Op` node goes through `eval`, the kernel
-//! eager execution uses. Conds and whiles run natively (a loop in Rust);
+//! The graph executor. Every `Op` node goes to the executor's [`Device`]:
+//! [`Cpu`] runs `eval`, the kernel eager execution uses; a GPU device (the
+//! `stagecheck-gpu` crate) runs its own kernels on values it keeps on the
+//! device. Conds and whiles run natively (a loop in Rust), decided on the
+//! host (a predicate comes back as one bool); loop state stays on the device.
 //! function invocations (calls, branches, loop conditions and bodies) live on
 //! an explicit frame stack, so deep recursion is an error
 //! ("maximum recursion depth exceeded"), never a native stack overflow.
@@ -7,11 +10,13 @@
 
 use crate::error::OpError;
 use crate::eval::eval;
-use crate::ir::{FnId, Function, Library, Node, ValueId};
+use crate::ir::{FnId, Function, Library, Node, Sig, ValueId};
+use crate::op::Op;
 use crate::plan::Plan;
 use crate::scalar::Scalar;
 use crate::tensor::Tensor;
 use crate::validate::{fmt_sig, validate};
+use std::borrow::Cow;
 
 /// The default limit on nested function invocations.
 pub const MAX_DEPTH: usize = 1000;
@@ -21,10 +26,49 @@ pub fn run(lib: &Library, f: FnId, args: &[Tensor]) -> Result<Vec<Tensor>, OpErr
     Executor::new(lib)?.run(f, args)
 }
 
-/// A validated library with its plans, ready to run any of its functions many times.
-pub struct Executor<'l> {
+/// Where a graph's values live and its ops run.
+pub trait Device {
+    /// A value as the device holds it.
+    type Value: Clone;
+    /// Computes `op` on `inputs`. `sig`: the output's dtype and shape when the
+    /// plan knows them (validation proved them), else the device infers.
+    fn op(&self, op: &Op, inputs: &[&Self::Value], sig: Option<&Sig>) -> Result<Self::Value, OpError>;
+    /// A host tensor on the device: arguments, and `Const` nodes (a device may
+    /// keep a copy per tensor: constants are the library's, as long-lived).
+    fn upload(&self, t: &Tensor) -> Result<Self::Value, OpError>;
+    /// A value on the host: results, and the predicates of conds and loops.
+    fn download(&self, v: &Self::Value) -> Result<Tensor, OpError>;
+}
+
+/// The CPU: values are host tensors, ops the `eval` kernels.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cpu;
+
+impl Device for Cpu {
+    type Value = Tensor;
+
+    fn op(&self, op: &Op, inputs: &[&Tensor], sig: Option<&Sig>) -> Result<Tensor, OpError> {
+        match sig {
+            Some((_, shape)) => crate::eval::eval_planned(op, inputs, shape),
+            None => eval(op, inputs),
+        }
+    }
+
+    fn upload(&self, t: &Tensor) -> Result<Tensor, OpError> {
+        Ok(t.clone())
+    }
+
+    fn download(&self, v: &Tensor) -> Result<Tensor, OpError> {
+        Ok(v.clone())
+    }
+}
+
+/// A validated library with its plans, ready to run any of its functions
+/// many times, on the CPU or another [`Device`].
+pub struct Executor<'l, D: Device = Cpu> {
     lib: &'l Library,
-    plans: Vec<Plan>,
+    device: D,
+    plans: Cow<'l, [Plan]>,
     max_depth: usize,
     /// Asked before every invocation (each loop iteration invokes twice):
     /// true stops the run with `Interrupted`. Graphs never end on their own
@@ -32,70 +76,103 @@ pub struct Executor<'l> {
     interrupt: Option<&'l dyn Fn() -> bool>,
 }
 
+/// The plans of a validated library's functions (see [`Executor::with_plans`]).
+pub struct Plans(Vec<Plan>);
+
+impl Plans {
+    /// Plans every function of `lib`, which the caller has validated.
+    pub fn new(lib: &Library) -> Plans {
+        Plans(lib.functions.iter().map(|f| Plan::new(lib, f)).collect())
+    }
+
+    /// How many functions were planned.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// What a suspended frame waits for from the frame above it.
-enum Wait {
+enum Wait<V> {
     Nothing,
     /// The results of a call or a cond branch, defining node `node`'s values.
     Results { node: usize },
     /// A loop condition's verdict on `vars`.
-    LoopCond { node: usize, vars: Vec<Tensor> },
+    LoopCond { node: usize, vars: Vec<V> },
     /// A loop body's new variables.
     LoopBody { node: usize },
 }
 
-struct Frame<'l> {
+struct Frame<'l, V> {
     func: &'l Function,
     plan: &'l Plan,
-    values: Vec<Option<Tensor>>,
+    values: Vec<Option<V>>,
     pc: usize,
-    wait: Wait,
+    wait: Wait<V>,
 }
 
 /// What running a frame's nodes ended with.
-enum Step {
+enum Step<V> {
     /// Invoke `callee` on `args` (the frame waits).
-    Invoke { callee: FnId, args: Vec<Tensor> },
+    Invoke { callee: FnId, args: Vec<V> },
     /// The frame's function returned.
-    Return(Vec<Tensor>),
+    Return(Vec<V>),
 }
 
 fn internal(what: impl std::fmt::Display) -> OpError {
     OpError::invalid(format!("internal error in the graph executor: {what}"))
 }
 
-impl<'l> Executor<'l> {
+impl<'l> Executor<'l, Cpu> {
     /// Validates `lib` (an invalid graph is an `InvalidArgument` error) and plans its functions.
-    pub fn new(lib: &'l Library) -> Result<Executor<'l>, OpError> {
+    pub fn new(lib: &'l Library) -> Result<Executor<'l, Cpu>, OpError> {
         validate(lib).map_err(|e| OpError::invalid(format!("invalid graph: {e}")))?;
         Ok(Executor::trusted(lib))
     }
 
     /// Plans `lib`, which the caller has validated (with [`validate`]).
-    pub fn trusted(lib: &'l Library) -> Executor<'l> {
-        let plans = lib.functions.iter().map(|f| Plan::new(lib, f)).collect();
-        Executor { lib, plans, max_depth: MAX_DEPTH, interrupt: None }
+    pub fn trusted(lib: &'l Library) -> Executor<'l, Cpu> {
+        Executor { lib, device: Cpu, plans: Cow::Owned(Plans::new(lib).0), max_depth: MAX_DEPTH, interrupt: None }
+    }
+
+    /// Runs `lib` with plans made earlier by [`Plans::new`] for this very
+    /// library (validated, unchanged since): a caller running many calls of
+    /// one library (the tracer) plans once.
+    pub fn with_plans(lib: &'l Library, plans: &'l Plans) -> Executor<'l, Cpu> {
+        Executor { lib, device: Cpu, plans: Cow::Borrowed(&plans.0), max_depth: MAX_DEPTH, interrupt: None }
+    }
+}
+
+impl<'l, D: Device> Executor<'l, D> {
+    /// The same executor, running its ops on `device`.
+    pub fn on<E: Device>(self, device: E) -> Executor<'l, E> {
+        let Executor { lib, plans, max_depth, interrupt, .. } = self;
+        Executor { lib, device, plans, max_depth, interrupt }
     }
 
     /// Sets the interrupt check (see the field).
-    pub fn with_interrupt(mut self, interrupt: &'l dyn Fn() -> bool) -> Executor<'l> {
+    pub fn with_interrupt(mut self, interrupt: &'l dyn Fn() -> bool) -> Executor<'l, D> {
         self.interrupt = Some(interrupt);
         self
     }
 
     /// Sets the limit on nested invocations (at least 1).
-    pub fn with_max_depth(mut self, depth: usize) -> Executor<'l> {
+    pub fn with_max_depth(mut self, depth: usize) -> Executor<'l, D> {
         self.max_depth = depth.max(1);
         self
     }
 
-    fn frame(&self, id: FnId, args: Vec<Tensor>) -> Result<Frame<'_>, OpError> {
+    fn frame(&self, id: FnId, args: Vec<D::Value>) -> Result<Frame<'_, D::Value>, OpError> {
         let lib = self.lib;
         let func = lib.get(id).ok_or_else(|| internal(format!("no function #{}", id.0)))?;
         let plan = self.plans.get(id.0 as usize).ok_or_else(|| internal("missing plan"))?;
         if args.len() != func.params.len() {
             return Err(internal(format!("{} given {} arguments", func.name, args.len())));
         }
-        let mut values: Vec<Option<Tensor>> = Vec::with_capacity(plan.num_values);
+        let mut values: Vec<Option<D::Value>> = Vec::with_capacity(plan.num_values);
         values.extend(args.into_iter().map(Some));
         values.resize(plan.num_values, None);
         for &v in &plan.unused_params {
@@ -128,22 +205,23 @@ impl<'l> Executor<'l> {
                 )));
             }
         }
-        let mut stack = vec![self.frame(f, args.to_vec())?];
-        let mut returned: Option<Vec<Tensor>> = None;
+        let args = args.iter().map(|t| self.device.upload(t)).collect::<Result<Vec<_>, _>>()?;
+        let mut stack = vec![self.frame(f, args)?];
+        let mut returned: Option<Vec<D::Value>> = None;
         loop {
             let frame = stack.last_mut().ok_or_else(|| internal("empty stack"))?;
             if let Some(results) = returned.take() {
-                if let Some(invoke) = resume(frame, results)? {
+                if let Some(invoke) = self.resume(frame, results)? {
                     self.push(&mut stack, invoke)?;
                     continue;
                 }
             }
-            match step(frame)? {
+            match self.step(frame)? {
                 Step::Invoke { callee, args } => self.push(&mut stack, (callee, args))?,
                 Step::Return(results) => {
                     stack.pop();
                     if stack.is_empty() {
-                        return Ok(results);
+                        return results.iter().map(|v| self.device.download(v)).collect();
                     }
                     returned = Some(results);
                 }
@@ -151,7 +229,7 @@ impl<'l> Executor<'l> {
         }
     }
 
-    fn push<'e>(&'e self, stack: &mut Vec<Frame<'e>>, (callee, args): (FnId, Vec<Tensor>)) -> Result<(), OpError> {
+    fn push<'e>(&'e self, stack: &mut Vec<Frame<'e, D::Value>>, (callee, args): (FnId, Vec<D::Value>)) -> Result<(), OpError> {
         if stack.len() >= self.max_depth {
             return Err(OpError::recursion_limit());
         }
@@ -161,21 +239,107 @@ impl<'l> Executor<'l> {
         stack.push(self.frame(callee, args)?);
         Ok(())
     }
+
+    /// A predicate's verdict, on the host.
+    fn truth(&self, v: &D::Value) -> Result<bool, OpError> {
+        match self.device.download(v)?.to_scalar() {
+            Some(Scalar::Bool(b)) => Ok(b),
+            _ => Err(internal("a predicate is not a bool scalar")),
+        }
+    }
+
+    /// Hands `results` to the waiting frame; a loop may invoke again.
+    #[allow(clippy::type_complexity)]
+    fn resume(&self, frame: &mut Frame<'_, D::Value>, results: Vec<D::Value>) -> Result<Option<(FnId, Vec<D::Value>)>, OpError> {
+        let func = frame.func;
+        let node_of = |node: usize| func.nodes.get(node).ok_or_else(|| internal("bad node"));
+        match std::mem::replace(&mut frame.wait, Wait::Nothing) {
+            Wait::Nothing => Err(internal("results with nothing waiting")),
+            Wait::Results { node } => {
+                define(frame, node, results)?;
+                Ok(None)
+            }
+            Wait::LoopCond { node, vars } => {
+                let verdict = results.first().ok_or_else(|| internal("a loop condition returned nothing"))?;
+                if self.truth(verdict)? {
+                    let Node::While { body_fn, .. } = node_of(node)? else {
+                        return Err(internal("loop state on a non-loop node"));
+                    };
+                    let body = *body_fn;
+                    frame.wait = Wait::LoopBody { node };
+                    Ok(Some((body, vars)))
+                } else {
+                    define(frame, node, vars)?;
+                    Ok(None)
+                }
+            }
+            Wait::LoopBody { node } => {
+                let Node::While { cond_fn, .. } = node_of(node)? else {
+                    return Err(internal("loop state on a non-loop node"));
+                };
+                let cond = *cond_fn;
+                frame.wait = Wait::LoopCond { node, vars: results.clone() };
+                Ok(Some((cond, results)))
+            }
+        }
+    }
+
+    /// Runs the frame's nodes from its `pc` until it invokes a function or returns.
+    fn step(&self, frame: &mut Frame<'_, D::Value>) -> Result<Step<D::Value>, OpError> {
+        let func = frame.func;
+        while let Some(node) = func.nodes.get(frame.pc) {
+            let i = frame.pc;
+            match node {
+                Node::Const(t) => define_one(frame, i, self.device.upload(t)?)?,
+                Node::Op { op, inputs } => {
+                    let out = {
+                        let mut args: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
+                        for &v in inputs.iter() {
+                            args.push(read(&frame.values, v)?);
+                        }
+                        self.device.op(op, &args, frame.plan.op_sigs.get(i).and_then(Option::as_ref))?
+                    };
+                    free(frame, i);
+                    define_one(frame, i, out)?;
+                }
+                Node::Cond { pred, then_fn, else_fn, inputs } => {
+                    let p = self.truth(read(&frame.values, *pred)?)?;
+                    let args = read_all(&frame.values, inputs)?;
+                    free(frame, i);
+                    frame.wait = Wait::Results { node: i };
+                    return Ok(Step::Invoke { callee: if p { *then_fn } else { *else_fn }, args });
+                }
+                Node::While { cond_fn, inputs, .. } => {
+                    let vars = read_all(&frame.values, inputs)?;
+                    free(frame, i);
+                    frame.wait = Wait::LoopCond { node: i, vars: vars.clone() };
+                    return Ok(Step::Invoke { callee: *cond_fn, args: vars });
+                }
+                Node::Call { callee, inputs } => {
+                    let args = read_all(&frame.values, inputs)?;
+                    free(frame, i);
+                    frame.wait = Wait::Results { node: i };
+                    return Ok(Step::Invoke { callee: *callee, args });
+                }
+            }
+        }
+        Ok(Step::Return(read_all(&frame.values, &func.outputs)?))
+    }
 }
 
-fn read(values: &[Option<Tensor>], v: ValueId) -> Result<&Tensor, OpError> {
+fn read<V>(values: &[Option<V>], v: ValueId) -> Result<&V, OpError> {
     values
         .get(v.0 as usize)
         .and_then(Option::as_ref)
         .ok_or_else(|| internal(format!("x{} is not available", v.0)))
 }
 
-fn read_all(values: &[Option<Tensor>], vs: &[ValueId]) -> Result<Vec<Tensor>, OpError> {
+fn read_all<V: Clone>(values: &[Option<V>], vs: &[ValueId]) -> Result<Vec<V>, OpError> {
     vs.iter().map(|&v| read(values, v).cloned()).collect()
 }
 
 /// `define` for a node of one output, without a vector.
-fn define_one(frame: &mut Frame<'_>, node: usize, result: Tensor) -> Result<(), OpError> {
+fn define_one<V>(frame: &mut Frame<'_, V>, node: usize, result: V) -> Result<(), OpError> {
     let first = frame.plan.first_output.get(node).copied().ok_or_else(|| internal("bad node"))?;
     if !frame.plan.dead[first] {
         *frame.values.get_mut(first).ok_or_else(|| internal("too many results"))? = Some(result);
@@ -185,7 +349,7 @@ fn define_one(frame: &mut Frame<'_>, node: usize, result: Tensor) -> Result<(), 
 }
 
 /// Stores `results` as node `node`'s outputs (skipping dead ones) and moves on.
-fn define(frame: &mut Frame<'_>, node: usize, results: Vec<Tensor>) -> Result<(), OpError> {
+fn define<V>(frame: &mut Frame<'_, V>, node: usize, results: Vec<V>) -> Result<(), OpError> {
     let first = frame.plan.first_output.get(node).copied().ok_or_else(|| internal("bad node"))?;
     let slots = frame.values.get_mut(first..first + results.len()).ok_or_else(|| internal("too many results"))?;
     for (k, (slot, t)) in slots.iter_mut().zip(results).enumerate() {
@@ -197,97 +361,8 @@ fn define(frame: &mut Frame<'_>, node: usize, results: Vec<Tensor>) -> Result<()
     Ok(())
 }
 
-fn free(frame: &mut Frame<'_>, node: usize) {
+fn free<V>(frame: &mut Frame<'_, V>, node: usize) {
     for &v in &frame.plan.free_after[node] {
         frame.values[v] = None;
     }
-}
-
-fn truth(results: &[Tensor]) -> Result<bool, OpError> {
-    match results.first().and_then(Tensor::to_scalar) {
-        Some(Scalar::Bool(b)) => Ok(b),
-        _ => Err(internal("a predicate is not a bool scalar")),
-    }
-}
-
-/// Hands `results` to the waiting frame; a loop may invoke again.
-fn resume(frame: &mut Frame<'_>, results: Vec<Tensor>) -> Result<Option<(FnId, Vec<Tensor>)>, OpError> {
-    let func = frame.func;
-    let node_of = |node: usize| func.nodes.get(node).ok_or_else(|| internal("bad node"));
-    match std::mem::replace(&mut frame.wait, Wait::Nothing) {
-        Wait::Nothing => Err(internal("results with nothing waiting")),
-        Wait::Results { node } => {
-            define(frame, node, results)?;
-            Ok(None)
-        }
-        Wait::LoopCond { node, vars } => {
-            if truth(&results)? {
-                let Node::While { body_fn, .. } = node_of(node)? else {
-                    return Err(internal("loop state on a non-loop node"));
-                };
-                let body = *body_fn;
-                frame.wait = Wait::LoopBody { node };
-                Ok(Some((body, vars)))
-            } else {
-                define(frame, node, vars)?;
-                Ok(None)
-            }
-        }
-        Wait::LoopBody { node } => {
-            let Node::While { cond_fn, .. } = node_of(node)? else {
-                return Err(internal("loop state on a non-loop node"));
-            };
-            let cond = *cond_fn;
-            frame.wait = Wait::LoopCond { node, vars: results.clone() };
-            Ok(Some((cond, results)))
-        }
-    }
-}
-
-/// Runs the frame's nodes from its `pc` until it invokes a function or returns.
-fn step(frame: &mut Frame<'_>) -> Result<Step, OpError> {
-    let func = frame.func;
-    while let Some(node) = func.nodes.get(frame.pc) {
-        let i = frame.pc;
-        match node {
-            Node::Const(t) => define_one(frame, i, t.clone())?,
-            Node::Op { op, inputs } => {
-                let out = {
-                    let mut args: smallvec::SmallVec<[&Tensor; 4]> = smallvec::SmallVec::new();
-                    for &v in inputs.iter() {
-                        args.push(read(&frame.values, v)?);
-                    }
-                    match frame.plan.op_sigs.get(i).and_then(Option::as_ref) {
-                        Some((_, shape)) => crate::eval::eval_planned(op, &args, shape)?,
-                        None => eval(op, &args)?,
-                    }
-                };
-                free(frame, i);
-                define_one(frame, i, out)?;
-            }
-            Node::Cond { pred, then_fn, else_fn, inputs } => {
-                let p = match read(&frame.values, *pred)?.to_scalar() {
-                    Some(Scalar::Bool(b)) => b,
-                    _ => return Err(internal("cond predicate is not a bool scalar")),
-                };
-                let args = read_all(&frame.values, inputs)?;
-                free(frame, i);
-                frame.wait = Wait::Results { node: i };
-                return Ok(Step::Invoke { callee: if p { *then_fn } else { *else_fn }, args });
-            }
-            Node::While { cond_fn, inputs, .. } => {
-                let vars = read_all(&frame.values, inputs)?;
-                free(frame, i);
-                frame.wait = Wait::LoopCond { node: i, vars: vars.clone() };
-                return Ok(Step::Invoke { callee: *cond_fn, args: vars });
-            }
-            Node::Call { callee, inputs } => {
-                let args = read_all(&frame.values, inputs)?;
-                free(frame, i);
-                frame.wait = Wait::Results { node: i };
-                return Ok(Step::Invoke { callee: *callee, args });
-            }
-        }
-    }
-    Ok(Step::Return(read_all(&frame.values, &func.outputs)?))
 }

@@ -4,7 +4,7 @@
 
 use crate::ir::{Function, Library, Node, Sig};
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Plan {
     /// The id of each node's first output value.
     pub first_output: Vec<usize>,

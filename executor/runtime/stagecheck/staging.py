@@ -509,6 +509,8 @@ class Function:
         self.python_function = python_function
         self.options = options
         self._cache = {}
+        # Fast key (call_key.rs) -> the entry of `_cache` it selects.
+        self._fast = {}
         # Traces in progress (key -> (library slot, guessed result type)).
         self._pending = {}
         # Names the code (nested code included) may read as globals.
@@ -553,6 +555,10 @@ class Function:
         return tensors, guards
 
     def _staged_call(self, args, kwargs):
+        # The common call, natively (executor/src/tensors/call_key.rs).
+        hit, fast = _n.staged_call(self, args, kwargs, Tensor)
+        if hit:
+            return fast
         arguments = _Tensors((args, sorted(kwargs.items())))
         captured, guards = self._reads()
         key_parts = [self._key(arguments.template)]
@@ -568,6 +574,8 @@ class Function:
                 return self._recursive_call(key, pending, handles)
             entry = self._trace_with_guesses(key, arguments, captured)
             self._cache[key] = entry
+        if fast is not None:
+            self._fast[fast] = entry
         fid, outputs = entry
         results = [Tensor(h) for h in _n.call(fid, handles)]
         return outputs.rebuild(results)

@@ -8,6 +8,7 @@
 //! worker's thread ([`set_mode`]); `sc.function` asks it. The tracer's state
 //! (the library of traced functions) lives as long as one run.
 
+pub mod call_key;
 pub mod module;
 pub mod trace;
 pub mod values;

@@ -28,7 +28,7 @@ pub(crate) mod _stagecheck_tensor {
     use rustpython_vm::builtins::{PyBaseExceptionRef, PyListRef, PyStrRef, PyTypeRef};
     use rustpython_vm::function::OptionalArg;
     use rustpython_vm::{pyclass, PyPayload, TryFromObject};
-    use rustpython_vm::builtins::PyTuple;
+    use rustpython_vm::builtins::{PyDict, PyTuple};
     use stagecheck_graph::{DType, FnId, Op, Tensor};
 
     #[pyattr]
@@ -163,6 +163,20 @@ pub(crate) mod _stagecheck_tensor {
         })
     }
 
+    /// The fast path of a staged call (`call_key.rs`): `(True, result)` when
+    /// the function's fast cache has the call's trace; else `(False, key)`,
+    /// the key to file the trace under once the Python path has it (None:
+    /// the Python path decides alone).
+    #[pyfunction]
+    fn staged_call(function: PyObjectRef, args: PyRef<PyTuple>, kwargs: PyRef<PyDict>, tensor_class: PyTypeRef, vm: &VirtualMachine) -> PyResult {
+        let (hit, value) = super::super::call_key::staged_call(&function, &args, &kwargs, &tensor_class, vm)?;
+        Ok(vm.ctx.new_tuple(vec![vm.ctx.new_bool(hit).into(), value]).into())
+    }
+
+    pub(crate) fn new_handle(input: Input, vm: &VirtualMachine) -> PyObjectRef {
+        handle(input).into_pyobject(vm)
+    }
+
     #[pyfunction]
     fn dtype(h: PyRef<Handle>) -> &'static str {
         h.input.signature().0.name()
@@ -261,11 +275,22 @@ pub(crate) mod _stagecheck_tensor {
             Some(l) => Some(signatures(l, vm)?),
             None => None,
         };
+        let outs = call_graph(FnId(callee), ins, expected, vm)?;
+        Ok(vm.ctx.new_list(outs.into_iter().map(|o| handle(o).into_pyobject(vm)).collect()).into())
+    }
+
+    /// `call` without Python lists in between (and the fast path's).
+    pub(crate) fn call_graph(
+        callee: FnId,
+        ins: Vec<Input>,
+        expected: Option<Vec<(DType, Vec<usize>)>>,
+        vm: &VirtualMachine,
+    ) -> PyResult<Vec<Input>> {
         TRACER.with(|t| {
             let mut t = t.borrow_mut();
             if t.tracing() {
-                let syms = t.call(FnId(callee), &ins, expected).map_err(|e| trace_error(e, vm))?;
-                return Ok(sym_handles(syms, vm));
+                let syms = t.call(callee, &ins, expected).map_err(|e| trace_error(e, vm))?;
+                return Ok(syms.into_iter().map(Input::Symbolic).collect());
             }
             let tensors: Vec<Tensor> = ins
                 .into_iter()
@@ -274,19 +299,17 @@ pub(crate) mod _stagecheck_tensor {
                     Input::Symbolic(_) => Err(staging_error("a symbolic tensor used after its trace ended".into(), vm)),
                 })
                 .collect::<PyResult<_>>()?;
-            t.validate().map_err(|e| staging_error(format!("invalid graph: {e}"), vm))?;
             let stop = || super::super::limit_reached().is_some();
-            let executor = stagecheck_graph::Executor::trusted(&t.library).with_interrupt(&stop);
-            let outs = match executor.run(FnId(callee), &tensors) {
-                Ok(outs) => outs,
+            let executor = t.executor().map_err(|e| staging_error(format!("invalid graph: {e}"), vm))?.with_interrupt(&stop);
+            match executor.run(callee, &tensors) {
+                Ok(outs) => Ok(outs.into_iter().map(Input::Eager).collect()),
                 Err(e) if e.kind == ErrorKind::Interrupted => {
                     let limit = super::super::limit_reached().unwrap_or(crate::Limit::Time);
                     // As the watchdog does: no `except` or `finally` may catch it.
                     std::panic::panic_any(crate::watchdog::LimitPanic(limit))
                 }
-                Err(e) => return Err(op_error(e, vm)),
-            };
-            Ok(vm.ctx.new_list(outs.into_iter().map(|o| handle(Input::Eager(o)).into_pyobject(vm)).collect()).into())
+                Err(e) => Err(op_error(e, vm)),
+            }
         })
     }
 }

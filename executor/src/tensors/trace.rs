@@ -13,7 +13,7 @@
 //! parameters be added after nodes (captures found late, the unused
 //! parameters that give both branches of a cond the same signature).
 
-use stagecheck_graph::{DType, FnId, Function, Library, Node, Op, Tensor, ValueId};
+use stagecheck_graph::{DType, Executor, FnId, Function, Library, Node, Op, Plans, Tensor, ValueId};
 use std::collections::HashMap;
 
 /// A value of a builder, before renumbering.
@@ -135,8 +135,9 @@ pub struct Tracer {
     pending_outputs: HashMap<FnId, Vec<Local>>,
     /// Output signatures of every function ended so far.
     output_sigs: HashMap<FnId, Vec<(DType, Vec<usize>)>>,
-    /// How many functions the library had when it was last validated.
-    validated: usize,
+    /// The library's plans, made when it was last validated: kept while no
+    /// function is added (traces add functions; running never changes them).
+    plans: Option<Plans>,
 }
 
 /// Why tracing cannot go on (a StagingError in Python).
@@ -149,12 +150,14 @@ impl Tracer {
     }
 
     /// Validates the library once per change (before running it).
-    pub fn validate(&mut self) -> Result<(), String> {
-        if self.validated != self.library.functions.len() {
+    /// An executor of the library, validated and planned once per change.
+    pub fn executor(&mut self) -> Result<Executor<'_>, String> {
+        if self.plans.as_ref().map(Plans::len) != Some(self.library.functions.len()) {
             stagecheck_graph::validate(&self.library)?;
-            self.validated = self.library.functions.len();
+            self.plans = Some(Plans::new(&self.library));
         }
-        Ok(())
+        let plans = self.plans.as_ref().expect("planned above");
+        Ok(Executor::with_plans(&self.library, plans))
     }
 
     pub fn tracing(&self) -> bool {
