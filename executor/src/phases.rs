@@ -15,9 +15,11 @@ pub struct Phases {
     pub execute: Duration,
     /// The final globals rendered as `Value`s, the exception as a `Terminal`.
     pub render: Duration,
-    /// The shared dicts restored ([`crate::sandbox::Snapshot`]), the scope cleared.
+    /// The shared dicts restored ([`crate::sandbox::Snapshot`]), the scope
+    /// cleared and dropped, the tracer reset.
     pub restore: Duration,
-    /// Handing the job to the worker's thread and the outcome back.
+    /// Handing the job to the worker's thread and the outcome back (waking
+    /// each thread: the longer, the busier the machine).
     pub hop: Duration,
 }
 

@@ -97,9 +97,14 @@ fn spawn(config: Config) -> mpsc::Sender<Job> {
             let mut executor = Executor::new(config);
             let _ = ready.send(());
             for job in rx {
+                let clock = Instant::now();
                 crate::tensors::set_mode(job.mode);
                 let reply = executor.run(&job.source, &job.path);
-                let _ = job.reply.send((reply, executor.last_phases()));
+                // What the executor did not time (the tracer's reset, the run's
+                // scope dropped) restores state for the next run too.
+                let mut phases = executor.last_phases();
+                phases.restore += clock.elapsed().saturating_sub(phases.total());
+                let _ = job.reply.send((reply, phases));
             }
         })
         .expect("spawn worker thread");
