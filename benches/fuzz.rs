@@ -1,41 +1,62 @@
 //! Three-way checks per second on generated programs, on one thread, and
 //! where the time goes: generate (bytes -> Config -> program), convert,
-//! each mode's run (original, unstaged, staged; compile + run + render),
-//! and the comparison. Target (issue 5): >= 1,000 checks/s per core.
+//! each mode's run (original, unstaged, staged), and the comparison; each
+//! run split into its phases (compile, setup, execute, render, restore, and
+//! the hop to the worker's thread), and an empty program's run in each mode
+//! for the fixed cost of a run. Target (issue 5): >= 1,000 checks/s per core.
 //!
 //!     cargo bench --bench fuzz
+//!
+//! `STAGECHECK_BENCH_N` sets the number of programs (default 400).
 
-use stagecheck::executor::{tensors::Mode as TMode, Config, Worker};
+use stagecheck::executor::{tensors::Mode as TMode, Config, Phases, Worker};
 use stagecheck::fuzz::case::Case;
 use stagecheck::modes::{run_converted, Mode, ModeRun};
 use stagecheck::oracle::verdict;
 use stagecheck_generator::Family;
 use std::time::{Duration, Instant};
 
+/// Time per stage of the check (generate, convert, three runs, compare) and
+/// per phase of each run, for one family of programs.
+#[derive(Default)]
+struct Times {
+    programs: u64,
+    lines: usize,
+    stages: [Duration; 6],
+    runs: [Phases; 3],
+}
+
+const STAGES: [&str; 6] = ["generate", "convert", "original", "unstaged", "staged", "compare"];
+
 fn main() {
     // As the fuzz loop runs it: no graph text per run.
     let mut worker = Worker::new(Config { keep_graph: false, ..Config::default() });
-    let n: u64 = 400;
-    let mut t = [Duration::ZERO; 6];
-    let names = ["generate", "convert", "original", "unstaged", "staged", "compare"];
+    let n: u64 = std::env::var("STAGECHECK_BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(400);
+    let mut families = [Times::default(), Times::default()];
     let started = Instant::now();
     for index in 0..n {
         let family = if index % 2 == 0 { Family::Plain } else { Family::Tensor };
+        let times = &mut families[(index % 2) as usize];
+        let t = &mut times.stages;
+        times.programs += 1;
         let s = Instant::now();
         let case = Case::from_seed(11, index, family);
         t[0] += s.elapsed();
+        times.lines += case.program.source.lines().count();
         let s = Instant::now();
         let conversion = stagecheck_transformer::convert(&case.program.source, "bench.py");
         t[1] += s.elapsed();
         let s = Instant::now();
         let Ok(original) = worker.run_in(&case.program.source, "bench.py", TMode::Original) else { continue };
         t[2] += s.elapsed();
+        times.runs[0] += worker.last_phases();
         let mut runs = vec![(Mode::Original, ModeRun::Ran { outcome: original })];
         if let Ok(c) = &conversion {
             for (k, mode) in [(3, Mode::Unstaged), (4, Mode::Staged)] {
                 let s = Instant::now();
                 runs.push((mode, run_converted(&mut worker, c, "bench.py", mode)));
                 t[k] += s.elapsed();
+                times.runs[k - 2] += worker.last_phases();
             }
         }
         let s = Instant::now();
@@ -43,12 +64,54 @@ fn main() {
         t[5] += s.elapsed();
     }
     let total = started.elapsed();
+    let lines: usize = families.iter().map(|f| f.lines).sum();
     println!(
-        "fuzz/three-way: {n} generated programs in {:.2} s = {:.1} checks/s (one thread; target 1,000)",
+        "fuzz/three-way: {n} generated programs ({:.0} lines on average) in {:.2} s = {:.1} checks/s (one thread; target 1,000)",
+        lines as f64 / n as f64,
         total.as_secs_f64(),
         n as f64 / total.as_secs_f64()
     );
-    for (name, d) in names.iter().zip(t) {
-        println!("  {name:<9} {:8.1} us/program ({:4.1}%)", d.as_secs_f64() * 1e6 / n as f64, 100.0 * d.as_secs_f64() / total.as_secs_f64());
+    let all: [Duration; 6] = std::array::from_fn(|k| families.iter().map(|f| f.stages[k]).sum());
+    let us = |d: Duration, count: u64| d.as_secs_f64() * 1e6 / count as f64;
+    for (name, d) in STAGES.iter().zip(all) {
+        println!("  {name:<9} {:8.1} us/program ({:4.1}%)", us(d, n), 100.0 * d.as_secs_f64() / total.as_secs_f64());
+    }
+    for (family, times) in ["plain", "tensor"].iter().zip(&families) {
+        let p = times.programs.max(1);
+        println!(
+            "  {family} programs ({}, {:.0} lines on average), us/program: {}",
+            times.programs,
+            times.lines as f64 / p as f64,
+            STAGES.iter().zip(times.stages).map(|(s, d)| format!("{s} {:.0}", us(d, p))).collect::<Vec<_>>().join(", ")
+        );
+        println!("    per run, us/program: {}", Phases::NAMES.map(|p| format!("{p:>8}")).join(""));
+        for (mode, phases) in ["original", "unstaged", "staged"].iter().zip(times.runs) {
+            println!("    {mode:<20} {}", phases.values().map(|d| format!("{:8.1}", us(d, p))).join(""));
+        }
+    }
+    fixed_cost(&mut worker);
+}
+
+/// A run of an (almost) empty program in each mode: what every run pays
+/// before the program's own work.
+fn fixed_cost(worker: &mut Worker) {
+    let rounds = 200;
+    for (mode, source) in [
+        (TMode::Original, "pass\n"),
+        (TMode::Unstaged, "from stagecheck import ag as ag__\n"),
+        (TMode::Staged, "from stagecheck import ag as ag__\n"),
+    ] {
+        let mut sum = Phases::default();
+        for _ in 0..rounds {
+            worker.run_in(source, "bench.py", mode).expect("compiles");
+            sum += worker.last_phases();
+        }
+        let us = |d: Duration| d.as_secs_f64() * 1e6 / rounds as f64;
+        println!(
+            "  empty program, {:<8} {:8.1} us/run: {}",
+            format!("{mode:?}").to_lowercase(),
+            us(sum.total()),
+            Phases::NAMES.iter().zip(sum.values()).map(|(p, d)| format!("{p} {:.1}", us(d))).collect::<Vec<_>>().join(", ")
+        );
     }
 }

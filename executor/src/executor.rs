@@ -1,14 +1,16 @@
 //! One interpreter, reused for many runs, each in a fresh scope.
 
 use crate::alloc::Budget;
+use crate::code_cache::CodeCache;
 use crate::config::Config;
 use crate::outcome::{Frame, Outcome, Terminal};
+use crate::phases::Phases;
 use crate::render::{str_of, Renderer};
 use crate::sandbox::{self, Snapshot};
 use crate::watchdog::{LimitPanic, Watchdog};
 use crate::{capture, panics};
 use rustpython_vm::{
-    builtins::PyBaseExceptionRef, compiler::Mode, AsObject, Interpreter, VirtualMachine,
+    builtins::PyBaseExceptionRef, AsObject, Interpreter, VirtualMachine,
 };
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::AtomicU8;
@@ -32,6 +34,8 @@ pub struct Executor {
     snapshot: Snapshot,
     watchdog: Watchdog,
     memory_flag: Arc<AtomicU8>,
+    codes: CodeCache,
+    phases: Phases,
 }
 
 impl Executor {
@@ -41,22 +45,33 @@ impl Executor {
         let (interp, sender, snapshot) =
             sandbox::build(&config.allowed_modules, config.recursion_limit, config.debug_panic);
         let watchdog = Watchdog::new(sender, memory_flag.clone(), config.memory_limit);
-        Executor { config, interp, snapshot, watchdog, memory_flag }
+        Executor { config, interp, snapshot, watchdog, memory_flag, codes: CodeCache::default(), phases: Phases::default() }
     }
 
     pub fn config(&self) -> &Config {
         &self.config
     }
 
+    /// Where the last run's time went.
+    pub fn last_phases(&self) -> Phases {
+        self.phases
+    }
+
     /// Compiles and runs `source` (named `path` in tracebacks) in a fresh scope.
     pub fn run(&mut self, source: &str, path: &str) -> Result<Outcome, SyntaxError> {
+        let mut phases = Phases::default();
+        let clock = Instant::now();
+        let codes = &mut self.codes;
         let code = self.interp.enter(|vm| {
             crate::guards::install(vm);
-            vm.compile(source, Mode::Exec, path.to_owned()).map_err(|e| {
+            codes.code(vm, source, path).map_err(|e| {
                 let (line, column) = e.python_location();
                 SyntaxError { line: line.max(1) as u32, column: column.max(1) as u32, message: e.to_string() }
             })
-        })?;
+        });
+        phases.compile = clock.elapsed();
+        self.phases = phases;
+        let code = code?;
         let started = Instant::now();
         capture::start(self.config.stdout_limit);
         let budget = Budget::start(self.config.memory_limit, &self.memory_flag);
@@ -69,15 +84,19 @@ impl Executor {
                 let scope = vm.new_scope_with_builtins();
                 let _ = scope.globals.set_item("__name__", vm.ctx.new_str("__main__").into(), vm);
                 let initial = scope.globals.keys_vec();
+                let executing = Instant::now();
                 let result = vm.run_code_obj(code, scope.clone());
-                (result, scope, initial)
+                (result, scope, initial, executing.elapsed())
             })
         }));
         self.watchdog.disarm();
         drop(guard);
         let micros = started.elapsed().as_micros() as u64;
         let (terminal, globals) = match result {
-            Ok((result, scope, initial)) => self.interp.enter(|vm| {
+            Ok((result, scope, initial, executed)) => self.interp.enter(|vm| {
+                phases.execute = executed;
+                phases.setup = started.elapsed() - executed;
+                let rendering = Instant::now();
                 let terminal = match result {
                     Ok(_) => Terminal::Completed,
                     Err(exc) => raised(vm, &exc, path),
@@ -93,8 +112,11 @@ impl Executor {
                     .filter(|(k, _)| k != "__warningregistry__")
                     .map(|(k, v)| (k, renderer.render(&v)))
                     .collect();
+                phases.render = rendering.elapsed();
+                let restoring = Instant::now();
                 scope.globals.clear();
                 self.snapshot.restore(vm);
+                phases.restore = restoring.elapsed();
                 (terminal, globals)
             }),
             Err(payload) => {
@@ -109,6 +131,7 @@ impl Executor {
         drop(budget);
         let (stdout, stdout_truncated) = capture::take();
         let graph = if self.config.keep_graph { crate::tensors::graph_text() } else { String::new() };
+        self.phases = phases;
         Ok(Outcome { terminal, stdout, stdout_truncated, globals, micros, graph })
     }
 

@@ -12,6 +12,7 @@
 
 pub mod alloc;
 mod capture;
+mod code_cache;
 pub mod config;
 pub mod executor;
 pub mod guards;
@@ -19,6 +20,7 @@ pub mod outcome;
 #[cfg(feature = "planted-bugs")]
 pub mod planted;
 mod panics;
+pub mod phases;
 pub mod render;
 pub mod runtime;
 pub mod sandbox;
@@ -30,5 +32,6 @@ pub mod worker;
 pub use config::Config;
 pub use executor::{Executor, SyntaxError};
 pub use outcome::{Frame, Limit, Outcome, Terminal};
+pub use phases::Phases;
 pub use value::Value;
 pub use worker::Worker;

@@ -7,9 +7,10 @@
 use crate::config::Config;
 use crate::executor::{Executor, SyntaxError};
 use crate::outcome::{Limit, Outcome, Terminal};
+use crate::phases::Phases;
 use std::sync::mpsc;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Stack of a worker thread: RustPython uses several KiB of native stack per
 /// Python frame, and a recursion limit of 1000 must end as RecursionError.
@@ -22,18 +23,24 @@ struct Job {
     source: String,
     path: String,
     mode: crate::tensors::Mode,
-    reply: mpsc::Sender<Reply>,
+    reply: mpsc::Sender<(Reply, Phases)>,
 }
 
 pub struct Worker {
     config: Config,
     jobs: mpsc::Sender<Job>,
+    phases: Phases,
 }
 
 impl Worker {
     pub fn new(config: Config) -> Worker {
         let jobs = spawn(config.clone());
-        Worker { config, jobs }
+        Worker { config, jobs, phases: Phases::default() }
+    }
+
+    /// Where the last run's time went, the thread hop included.
+    pub fn last_phases(&self) -> Phases {
+        self.phases
     }
 
     pub fn config(&self) -> &Config {
@@ -47,6 +54,7 @@ impl Worker {
 
     /// Runs one program with `sc.function` in `mode` (identity, or staging).
     pub fn run_in(&mut self, source: &str, path: &str, mode: crate::tensors::Mode) -> Result<Outcome, SyntaxError> {
+        let clock = Instant::now();
         let (reply, answer) = mpsc::channel();
         let job = Job { source: source.to_owned(), path: path.to_owned(), mode, reply };
         if self.jobs.send(job).is_err() {
@@ -54,8 +62,13 @@ impl Worker {
             return self.run_in(source, path, mode);
         }
         match answer.recv_timeout(self.config.time_limit + GRACE) {
-            Ok(reply) => reply,
+            Ok((reply, mut phases)) => {
+                phases.hop = clock.elapsed().saturating_sub(phases.total());
+                self.phases = phases;
+                reply
+            }
             Err(_) => {
+                self.phases = Phases::default();
                 // Stuck in native code, or the thread died: start over.
                 self.jobs = spawn(self.config.clone());
                 Ok(Outcome {
@@ -84,8 +97,14 @@ fn spawn(config: Config) -> mpsc::Sender<Job> {
             let mut executor = Executor::new(config);
             let _ = ready.send(());
             for job in rx {
+                let clock = Instant::now();
                 crate::tensors::set_mode(job.mode);
-                let _ = job.reply.send(executor.run(&job.source, &job.path));
+                let reply = executor.run(&job.source, &job.path);
+                // What the executor did not time (the tracer's reset, the run's
+                // scope dropped) restores state for the next run too.
+                let mut phases = executor.last_phases();
+                phases.restore += clock.elapsed().saturating_sub(phases.total());
+                let _ = job.reply.send((reply, phases));
             }
         })
         .expect("spawn worker thread");

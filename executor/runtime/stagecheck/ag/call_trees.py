@@ -24,6 +24,8 @@ def converted_call(f):
         dispatch.call_check(f)
     # Only builtin functions and plain classes are looked up: their hashes are
     # identities, so no user code (a __hash__, a __eq__) runs here.
-    if _overloads and (type(f) is _BUILTIN or type(f) is type):
-        return _overloads.get(f, f)
+    if _overloads:
+        kind = type(f)
+        if kind is _BUILTIN or kind is type:
+            return _overloads.get(f, f)
     return f

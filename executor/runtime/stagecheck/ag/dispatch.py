@@ -24,7 +24,10 @@ def register(types, impls):
 
 
 def staged(value):
-    return bool(_staged_types) and isinstance(value, _staged_types)
+    # isinstance of an empty tuple is False. The operators inline this test
+    # (`isinstance(x, dispatch._staged_types)`): they run on every statement
+    # of converted code, and a Python call costs more than the test itself.
+    return isinstance(value, _staged_types)
 
 
 def impl(name):
