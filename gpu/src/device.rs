@@ -80,11 +80,14 @@ impl Gpu {
         format!("{}, {} {}, {:?}", i.name, i.driver, i.driver_info, i.device_type)
     }
 
-    fn pipeline(&self, kernel: &Kernel) -> Arc<wgpu::ComputePipeline> {
+    /// The kernel's pipeline, compiled on first use. A shader the device
+    /// refuses is an error (a bug here), not a panic.
+    fn pipeline(&self, kernel: &Kernel) -> Result<Arc<wgpu::ComputePipeline>, OpError> {
         let mut cache = self.pipelines.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = cache.get(&kernel.source) {
-            return p.clone();
+            return Ok(p.clone());
         }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: None,
             source: wgpu::ShaderSource::Wgsl(kernel.source.as_str().into()),
@@ -97,8 +100,11 @@ impl Gpu {
             compilation_options: Default::default(),
             cache: None,
         }));
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(internal(format!("{e}\n{}", kernel.source)));
+        }
         cache.insert(kernel.source.clone(), pipeline.clone());
-        pipeline
+        Ok(pipeline)
     }
 
     /// A device buffer of `words` 32-bit words (at least one: wgpu has no empty buffers).
@@ -123,11 +129,11 @@ impl Gpu {
 
     /// Runs `kernel` with its bindings in order (`info` first) over `groups`
     /// workgroups, laid out on a 2-D grid when one dimension is not enough.
-    pub(crate) fn dispatch(&self, kernel: &Kernel, bindings: &[&wgpu::Buffer], groups: u32) {
+    pub(crate) fn dispatch(&self, kernel: &Kernel, bindings: &[&wgpu::Buffer], groups: u32) -> Result<(), OpError> {
         if groups == 0 {
-            return;
+            return Ok(());
         }
-        let pipeline = self.pipeline(kernel);
+        let pipeline = self.pipeline(kernel)?;
         let entries: Vec<wgpu::BindGroupEntry<'_>> = bindings
             .iter()
             .enumerate()
@@ -147,6 +153,7 @@ impl Gpu {
             pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
         }
         self.queue.submit([encoder.finish()]);
+        Ok(())
     }
 
     /// The first `words` words of `buffer`, waiting for the queue.

@@ -38,11 +38,11 @@ impl Gpu {
             Transpose { perm } => {
                 let rank = inputs[0].shape().len();
                 let perm = perm.clone().unwrap_or_else(|| (0..rank).rev().collect());
-                Ok(self.transpose(inputs[0], &perm, shape))
+                self.transpose(inputs[0], &perm, shape)
             }
-            Index { items } => Ok(self.index(inputs[0], items, shape)),
+            Index { items } => self.index(inputs[0], items, shape),
             Gather => self.gather(inputs[0], inputs[1]),
-            Concat { axis } => Ok(self.concat(inputs, norm(*axis, shape.len()), dtype, shape)),
+            Concat { axis } => self.concat(inputs, norm(*axis, shape.len()), dtype, shape),
             Stack { axis } => {
                 let ax = norm(*axis, shape.len());
                 let lifted: Vec<GpuTensor> = inputs
@@ -54,7 +54,7 @@ impl Gpu {
                     })
                     .collect();
                 let refs: Vec<&GpuTensor> = lifted.iter().collect();
-                Ok(self.concat(&refs, ax, dtype, shape))
+                self.concat(&refs, ax, dtype, shape)
             }
             Fill { .. } | Range { .. } | Eye { .. } => self.generate(op, dtype, shape),
             _ => self.map(op, inputs, dtype, &shape),

@@ -58,7 +58,7 @@ impl Gpu {
         bindings.extend(inputs.iter().map(|t| &*t.buffer));
         bindings.push(&out);
         bindings.extend(flag.as_ref());
-        self.dispatch(&map_kernel(&rule, &dtypes, &access), &bindings, groups_for(n));
+        self.dispatch(&map_kernel(&rule, &dtypes, &access), &bindings, groups_for(n))?;
         if let Some(flag) = &flag {
             if self.read(flag, 1)?[0] != 0 {
                 return Err(failure(op));

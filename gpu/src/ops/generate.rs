@@ -21,17 +21,17 @@ fn word_of(dtype: DType, value: f64) -> Result<u32, OpError> {
 }
 
 impl Gpu {
-    fn generated(&self, body: &str, info: Vec<u32>, threads: usize, dtype: DType, shape: Vec<usize>) -> GpuTensor {
+    fn generated(&self, body: &str, info: Vec<u32>, threads: usize, dtype: DType, shape: Vec<usize>) -> Result<GpuTensor, OpError> {
         let out = self.buffer(count(&shape));
         if count(&shape) > 0 {
-            self.dispatch(&generate_kernel(body), &[&self.buffer_from(&info), &out], groups_for(threads));
+            self.dispatch(&generate_kernel(body), &[&self.buffer_from(&info), &out], groups_for(threads))?;
         }
-        GpuTensor::new(out, dtype, shape)
+        Ok(GpuTensor::new(out, dtype, shape))
     }
 
     pub(crate) fn generate(&self, op: &Op, dtype: DType, shape: Vec<usize>) -> Result<GpuTensor, OpError> {
         let n = count(&shape) as u32;
-        Ok(match op {
+        match op {
             Op::Fill { value, .. } => self.generated("out[i] = info[2];\n", vec![n, 0, word_of(dtype, *value)?], n as usize, dtype, shape),
             Op::Eye { n: size, .. } => {
                 let body = "out[i] = select(0u, info[3], i / info[2] == i % info[2]);\n";
@@ -47,8 +47,8 @@ impl Gpu {
                 let info = vec![1, 0, n, (*start as f32).to_bits(), (*delta as f32).to_bits()];
                 self.generated(body, info, 1, dtype, shape)
             }
-            _ => return Err(OpError::unimplemented(format!("{} is not a generator", op.name()))),
-        })
+            _ => Err(OpError::unimplemented(format!("{} is not a generator", op.name()))),
+        }
     }
 }
 

@@ -67,32 +67,32 @@ fn index_view(items: &[IndexItem], shape: &[usize], out_shape: Vec<usize>) -> Vi
 
 impl Gpu {
     /// Copies `view` of `src` into `out` at `(base, strides)` (row-major `view.shape`).
-    pub(crate) fn copy(&self, src: &GpuTensor, view: &View, out: &wgpu::Buffer, dst: (i64, &[i64])) {
+    pub(crate) fn copy(&self, src: &GpuTensor, view: &View, out: &wgpu::Buffer, dst: (i64, &[i64])) -> Result<(), OpError> {
         let n = count(&view.shape);
         if n == 0 {
-            return;
+            return Ok(());
         }
         let rank = view.shape.len() as i64;
         let mut info = words([n as i64, rank, width(src.dtype()) as i64, view.base, dst.0]);
         info.extend(words(view.shape.iter().map(|&d| d as i64)));
         info.extend(words(view.strides.iter().copied()));
         info.extend(words(dst.1.iter().copied()));
-        self.dispatch(&copy_kernel(), &[&self.buffer_from(&info), &src.buffer, out], groups_for(n));
+        self.dispatch(&copy_kernel(), &[&self.buffer_from(&info), &src.buffer, out], groups_for(n))
     }
 
     /// A new tensor holding `view` of `src` in row-major order.
-    fn gathered(&self, src: &GpuTensor, view: View) -> GpuTensor {
+    fn gathered(&self, src: &GpuTensor, view: View) -> Result<GpuTensor, OpError> {
         let out = self.buffer(count(&view.shape) * width(src.dtype()));
-        self.copy(src, &view, &out, (0, &contiguous(&view.shape)));
-        GpuTensor::new(out, src.dtype(), view.shape)
+        self.copy(src, &view, &out, (0, &contiguous(&view.shape)))?;
+        Ok(GpuTensor::new(out, src.dtype(), view.shape))
     }
 
-    pub(crate) fn transpose(&self, x: &GpuTensor, perm: &[usize], shape: Vec<usize>) -> GpuTensor {
+    pub(crate) fn transpose(&self, x: &GpuTensor, perm: &[usize], shape: Vec<usize>) -> Result<GpuTensor, OpError> {
         let own = contiguous(x.shape());
         self.gathered(x, View { shape, base: 0, strides: perm.iter().map(|&p| own[p]).collect() })
     }
 
-    pub(crate) fn index(&self, x: &GpuTensor, items: &[IndexItem], shape: Vec<usize>) -> GpuTensor {
+    pub(crate) fn index(&self, x: &GpuTensor, items: &[IndexItem], shape: Vec<usize>) -> Result<GpuTensor, OpError> {
         self.gathered(x, index_view(items, x.shape(), shape))
     }
 
@@ -107,7 +107,7 @@ impl Gpu {
     }
 
     /// Concatenation along `axis` (normalised): each input copied into its block.
-    pub(crate) fn concat(&self, inputs: &[&GpuTensor], axis: usize, dtype: DType, shape: Vec<usize>) -> GpuTensor {
+    pub(crate) fn concat(&self, inputs: &[&GpuTensor], axis: usize, dtype: DType, shape: Vec<usize>) -> Result<GpuTensor, OpError> {
         let out = self.buffer(count(&shape) * width(dtype));
         let (outer, inner) = (count(&shape[..axis]), count(&shape[axis + 1..]));
         let total = shape[axis];
@@ -117,9 +117,9 @@ impl Gpu {
             let block = [outer, size, inner];
             let view = View { shape: block.to_vec(), base: 0, strides: contiguous(&block) };
             let dst = [(total * inner) as i64, inner as i64, 1];
-            self.copy(x, &view, &out, ((at * inner) as i64, &dst));
+            self.copy(x, &view, &out, ((at * inner) as i64, &dst))?;
             at += size;
         }
-        GpuTensor::new(out, dtype, shape)
+        Ok(GpuTensor::new(out, dtype, shape))
     }
 }

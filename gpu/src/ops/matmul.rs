@@ -16,7 +16,7 @@ impl Gpu {
         let groups = batches * tm * tn;
         if groups > 0 {
             let info = words([m, k, n, tm, tn, groups].map(|v| v as i64));
-            self.dispatch(&matmul_kernel(dtype), &[&self.buffer_from(&info), &a.buffer, &b.buffer, &out], groups as u32);
+            self.dispatch(&matmul_kernel(dtype), &[&self.buffer_from(&info), &a.buffer, &b.buffer, &out], groups as u32)?;
         }
         Ok(GpuTensor::new(out, dtype, shape))
     }

@@ -55,7 +55,7 @@ impl Gpu {
         for part in [words(kept.iter().map(|&d| d as i64)), words(kept_strides), words(red.iter().map(|&d| d as i64)), words(red_strides)] {
             info.extend(part);
         }
-        self.dispatch(&kernel, &[&self.buffer_from(&info), &x.buffer, &out], groups_for(n));
+        self.dispatch(&kernel, &[&self.buffer_from(&info), &x.buffer, &out], groups_for(n))?;
         Ok(GpuTensor::new(out, dtype, shape))
     }
 }

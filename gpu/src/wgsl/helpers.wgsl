@@ -175,10 +175,19 @@ fn pow_f32(x: f32, y: f32) -> f32 {
         mag = select(0.0, inf, y > 0.0);
     } else {
         if (negative && !is_int_f32(y)) { return bitcast<f32>(0x7fc00000u); }
-        mag = pow(ax, y);
+        mag = pow_pos(ax, y);
     }
     if (negative && odd) { return -mag; }
     return mag;
+}
+
+// x^y for x > 0 as exp2(y · log2(x)) (WGSL's definition), the exponent
+// split so exp2 never sees |z| > 64: lavapipe's pow was 40% off near 2^127.
+fn pow_pos(x: f32, y: f32) -> f32 {
+    let z = y * log2_f32(x);
+    if (z > 64.0) { return exp2(z - 64.0) * 18446744073709551616.0; }
+    if (z < -64.0) { return exp2(z + 64.0) * 5.421010862427522e-20; }
+    return exp2(z);
 }
 
 // tanh as (1 - e^-2|x|) / (1 + e^-2|x|): WGSL's tanh is inherited from
@@ -191,4 +200,31 @@ fn tanh_f32(x: f32) -> f32 {
     let t = exp(-2.0 * ax);
     let r = (1.0 - t) / (1.0 + t);
     return select(r, -r, x < 0.0);
+}
+
+// Subnormal inputs scaled by 2^24 first (exactly): lavapipe's log, log2 and sqrt
+// read a subnormal's bits as if it were normal (log(1e-40) gave -88.03).
+fn is_subnormal_w(w: u32) -> bool {
+    return (w & 0x7f800000u) == 0u && (w & 0x7fffffu) != 0u;
+}
+
+fn log_f32(x: f32) -> f32 {
+    if (is_subnormal_w(bitcast<u32>(x))) {
+        return log(x * 16777216.0) - 16.635532333438686;
+    }
+    return log(x);
+}
+
+fn log2_f32(x: f32) -> f32 {
+    if (is_subnormal_w(bitcast<u32>(x))) {
+        return log2(x * 16777216.0) - 24.0;
+    }
+    return log2(x);
+}
+
+fn sqrt_f32(x: f32) -> f32 {
+    if (is_subnormal_w(bitcast<u32>(x))) {
+        return sqrt(x * 16777216.0) * 0.000244140625;
+    }
+    return sqrt(x);
 }

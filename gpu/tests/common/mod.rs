@@ -24,6 +24,9 @@ pub fn same(gpu: &Gpu, op: &Op, inputs: &[Tensor]) -> Result<(), String> {
     let up: Vec<_> = inputs.iter().map(|t| gpu.upload(t).expect("upload")).collect();
     let up_refs: Vec<_> = up.iter().collect();
     let out = gpu.eval(op, &up_refs).and_then(|t| gpu.download(&t));
+    if std::env::var_os("GPU_TEST_STATS").is_some() {
+        eprintln!("STAT {} {:?} {}", op.name(), inputs.iter().map(|t| t.dtype()).collect::<Vec<_>>(), if cpu.is_ok() { "ok" } else { "err" });
+    }
     match (out, cpu) {
         (Ok(g), Ok(c)) => tolerance(op).check(&g, &c).map_err(|e| format!("{op:?} on {inputs:?}: {e}")),
         (Err(g), Err(c)) if g == c => Ok(()),
