@@ -39,6 +39,8 @@ pub struct Gpu {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
+    /// The largest buffer a kernel may bind, in bytes (lavapipe: 128 MiB).
+    pub(crate) max_binding: u64,
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
 }
 
@@ -71,7 +73,8 @@ impl Gpu {
         };
         let (device, queue) =
             pollster::block_on(adapter.request_device(&desc)).map_err(|e| GpuUnavailable::NoDevice(e.to_string()))?;
-        Ok(Gpu { device, queue, info: adapter.get_info(), pipelines: Mutex::new(HashMap::new()) })
+        let max_binding = device.limits().max_storage_buffer_binding_size;
+        Ok(Gpu { device, queue, info: adapter.get_info(), max_binding, pipelines: Mutex::new(HashMap::new()) })
     }
 
     /// The adapter's name, driver and device type: `llvmpipe (LLVM 15.0.6, 256 bits), llvmpipe Mesa 22.3.6, Cpu`.
@@ -134,6 +137,7 @@ impl Gpu {
             return Ok(());
         }
         let pipeline = self.pipeline(kernel)?;
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let entries: Vec<wgpu::BindGroupEntry<'_>> = bindings
             .iter()
             .enumerate()
@@ -153,7 +157,10 @@ impl Gpu {
             pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
         }
         self.queue.submit([encoder.finish()]);
-        Ok(())
+        match pollster::block_on(scope.pop()) {
+            Some(e) => Err(internal(e)),
+            None => Ok(()),
+        }
     }
 
     /// The first `words` words of `buffer`, waiting for the queue.

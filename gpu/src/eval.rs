@@ -1,10 +1,12 @@
 //! `Gpu::eval`: `graph::infer` first (same shape and dtype errors, same
 //! messages), then the op's kernel family; ops placed on the CPU go through
-//! `graph::eval` on downloaded inputs, so `eval` computes every op.
+//! `graph::eval` on downloaded inputs, so `eval` computes every op; so do
+//! ops on tensors larger than a kernel may bind (lavapipe: 128 MiB, 2^25
+//! words; graph allows 2^27 elements).
 
 use crate::device::Gpu;
 use crate::placement::placed;
-use crate::tensor::GpuTensor;
+use crate::tensor::{width, GpuTensor};
 use graph::{DType, Op, OpError, Tensor};
 
 /// `axis` normalised for `rank` axes (`infer` has checked it).
@@ -24,7 +26,9 @@ impl Gpu {
         let sigs: Vec<(DType, Vec<usize>)> = inputs.iter().map(|t| (t.dtype(), t.shape().to_vec())).collect();
         let (dtype, shape) = graph::infer(op, &sigs)?;
         let dtypes: Vec<DType> = sigs.iter().map(|(d, _)| *d).collect();
-        if !placed(op, &dtypes) {
+        let words = |d: DType, s: &[usize]| (s.iter().product::<usize>() * width(d)) as u64 * 4;
+        let too_large = sigs.iter().chain([&(dtype, shape.clone())]).any(|(d, s)| words(*d, s) > self.max_binding);
+        if !placed(op, &dtypes) || too_large {
             return self.on_cpu(op, inputs);
         }
         match op {

@@ -1,12 +1,13 @@
 //! Ops without inputs: `Fill` (its one word converted on the host by
 //! graph's own `Cast` rule), `Eye`, `Range` (ints as `start + i·delta`,
 //! wrapping, which equals graph's sequential sum; float32 accumulated
-//! sequentially by one invocation, as graph does, to round the same).
+//! sequentially, as graph does, to round the same: one invocation per chunk).
 
 use super::{count, words};
 use crate::device::{groups_for, Gpu};
 use crate::tensor::GpuTensor;
 use crate::wgsl::elementwise::generate_kernel;
+use crate::wgsl::reduce::ITERATIONS;
 use graph::{DType, Op, OpError, Scalar};
 
 /// The word of `value` converted to `dtype` as `Fill` does (through graph::eval).
@@ -42,10 +43,18 @@ impl Gpu {
                 self.generated(body, words([n as i64, 0, *start as i32 as i64, *delta as i32 as i64]), n as usize, dtype, shape)
             }
             Op::Range { start, delta, .. } => {
-                let body = "var x = bitcast<f32>(info[3]);\nfor (var j = 0u; j < info[2]; j = j + 1u) \
-                            { out[j] = bitcast<u32>(x); x = x + bitcast<f32>(info[4]); }\n";
-                let info = vec![1, 0, n, (*start as f32).to_bits(), (*delta as f32).to_bits()];
-                self.generated(body, info, 1, dtype, shape)
+                // Sequential, one invocation per chunk of ITERATIONS: each
+                // chunk continues from the element before it.
+                let body = "var x = bitcast<f32>(info[4]);\n\
+                            if (info[2] > 0u) { x = bitcast<f32>(out[info[2] - 1u]) + bitcast<f32>(info[5]); }\n\
+                            for (var j = info[2]; j < info[3]; j = j + 1u) { out[j] = bitcast<u32>(x); x = x + bitcast<f32>(info[5]); }\n";
+                let out = self.buffer(n as usize);
+                for first in (0..n).step_by(ITERATIONS) {
+                    let end = n.min(first + ITERATIONS as u32);
+                    let info = [1, 0, first, end, (*start as f32).to_bits(), (*delta as f32).to_bits()];
+                    self.dispatch(&generate_kernel(body), &[&self.buffer_from(&info), &out], 1)?;
+                }
+                Ok(GpuTensor::new(out, dtype, shape))
             }
             _ => Err(OpError::unimplemented(format!("{} is not a generator", op.name()))),
         }

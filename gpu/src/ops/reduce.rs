@@ -1,11 +1,12 @@
 //! Reductions and `ArgMax`: the input's axes split into kept ones (one
 //! invocation per output element) and reduced ones (folded in row-major
-//! order), adjacent reduced axes merged when their strides allow.
+//! order), adjacent reduced axes merged when their strides allow, long
+//! folds split over a chain of dispatches.
 
 use super::{contiguous, count, words};
 use crate::device::{groups_for, internal, Gpu};
 use crate::tensor::{width, GpuTensor};
-use crate::wgsl::reduce::reduce_kernel;
+use crate::wgsl::reduce::{reduce_kernel, ITERATIONS};
 use graph::{DType, Op, OpError};
 
 /// Which axes `op` folds (`infer` has checked them).
@@ -51,11 +52,22 @@ impl Gpu {
         };
         let (kept, kept_strides): (Vec<usize>, Vec<i64>) = pick(false).into_iter().unzip();
         let (red, red_strides) = merged(pick(true));
-        let mut info = words([n as i64, kept.len() as i64, red.len() as i64, count(&red) as i64]);
-        for part in [words(kept.iter().map(|&d| d as i64)), words(kept_strides), words(red.iter().map(|&d| d as i64)), words(red_strides)] {
-            info.extend(part);
+        let total = count(&red);
+        let dims = [words(kept.iter().map(|&d| d as i64)), words(kept_strides), words(red.iter().map(|&d| d as i64)), words(red_strides)].concat();
+        let state = self.buffer(2 * n);
+        // Folds of at most `chunk` positions per dispatch (see wgsl/reduce.rs).
+        let chunk = (ITERATIONS / (red.len() + 1)).max(1);
+        let mut start = 0;
+        loop {
+            let stop = total.min(start + chunk);
+            let mut info = words([n, kept.len(), red.len(), total, start, stop].map(|v| v as i64));
+            info.extend(&dims);
+            self.dispatch(&kernel, &[&self.buffer_from(&info), &x.buffer, &out, &state], groups_for(n))?;
+            if stop == total {
+                break;
+            }
+            start = stop;
         }
-        self.dispatch(&kernel, &[&self.buffer_from(&info), &x.buffer, &out], groups_for(n))?;
         Ok(GpuTensor::new(out, dtype, shape))
     }
 }
