@@ -21,7 +21,7 @@ proptest! {
     fn unary(x in prop::sample::select(SMALL.to_vec()).prop_flat_map(|d| shape().prop_flat_map(move |s| tensor(d, s)))) {
         let Some(gpu) = common::gpu() else { return Ok(()) };
         for op in &UNARY {
-            same(gpu, op, &[x.clone()]).map_err(TestCaseError::fail)?;
+            same(gpu, op, std::slice::from_ref(&x)).map_err(TestCaseError::fail)?;
         }
     }
 

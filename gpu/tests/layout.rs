@@ -39,9 +39,9 @@ proptest! {
             perm.swap(i, (seed as usize >> (i * 3)) % (i + 1));
         }
         let perm = if reverse { None } else { Some(perm) };
-        same(gpu, &Op::Transpose { perm }, &[x.clone()]).map_err(TestCaseError::fail)?;
-        same(gpu, &Op::Reshape { shape: target }, &[x.clone()]).map_err(TestCaseError::fail)?;
-        same(gpu, &Op::Reshape { shape: vec![-1] }, &[x.clone()]).map_err(TestCaseError::fail)?;
+        same(gpu, &Op::Transpose { perm }, std::slice::from_ref(&x)).map_err(TestCaseError::fail)?;
+        same(gpu, &Op::Reshape { shape: target }, std::slice::from_ref(&x)).map_err(TestCaseError::fail)?;
+        same(gpu, &Op::Reshape { shape: vec![-1] }, std::slice::from_ref(&x)).map_err(TestCaseError::fail)?;
         same(gpu, &Op::Identity, &[x]).map_err(TestCaseError::fail)?;
     }
 

@@ -38,7 +38,7 @@ proptest! {
             Op::ReduceMean { axis: axis.clone(), keepdims },
             arg,
         ] {
-            same(gpu, &op, &[x.clone()]).map_err(TestCaseError::fail)?;
+            same(gpu, &op, std::slice::from_ref(&x)).map_err(TestCaseError::fail)?;
         }
     }
 }

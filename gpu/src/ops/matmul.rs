@@ -19,7 +19,10 @@ impl Gpu {
         // Each step loops TILE + 1 times: keep a dispatch within ITERATIONS.
         let chunk = ITERATIONS / (TILE as usize + 1);
         let mut first = 0;
-        while groups > 0 {
+        if groups == 0 {
+            return Ok(GpuTensor::new(out, dtype, shape));
+        }
+        loop {
             let end = steps.min(first + chunk);
             let info = words([m, k, n, tm, tn, groups, first, end].map(|v| v as i64));
             self.dispatch(&matmul_kernel(dtype), &[&self.buffer_from(&info), &a.buffer, &b.buffer, &out], groups as u32)?;

@@ -140,5 +140,5 @@ pub(crate) fn map_kernel(rule: &Rule, dtypes: &[DType], access: &[Access]) -> Ke
 
 /// Generators: `body` writes `out` from `i` and the constants at `info[2..]`.
 pub(crate) fn generate_kernel(body: &str) -> Kernel {
-    Kernel { source: format!("{}{HELPERS}\n{}", bindings(&[], &["out: array<u32>"]), entry_1d(&body)) }
+    Kernel { source: format!("{}{HELPERS}\n{}", bindings(&[], &["out: array<u32>"]), entry_1d(body)) }
 }

@@ -84,6 +84,20 @@ fn pow_i32(a: i32, b: i32) -> i32 {
     return acc;
 }
 
+// The significand of a finite nonzero float's bits `u` (exponent field `e`)
+// with its implicit bit, subnormals normalised (their exponent goes below 1).
+struct Significand { m: u32, e: i32 }
+
+fn significand(u: u32, e: i32) -> Significand {
+    if (e != 0) {
+        return Significand((u & 0x7fffffu) | 0x800000u, e);
+    }
+    var ee = 0;
+    var i = u << 9u;
+    loop { if ((i >> 31u) != 0u) { break; } ee -= 1; i = i << 1u; }
+    return Significand(u << u32(1 - ee), ee);
+}
+
 // fmod, exact (musl's fmodf on the bits).
 fn fmod_f32(x: f32, y: f32) -> f32 {
     var ux = bitcast<u32>(x);
@@ -98,20 +112,12 @@ fn fmod_f32(x: f32, y: f32) -> f32 {
         if ((ux << 1u) == (uy << 1u)) { return bitcast<f32>(sx); }
         return x;
     }
-    if (ex == 0) {
-        var i = ux << 9u;
-        loop { if ((i >> 31u) != 0u) { break; } ex -= 1; i = i << 1u; }
-        ux = ux << u32(1 - ex);
-    } else {
-        ux = (ux & 0x7fffffu) | 0x800000u;
-    }
-    if (ey == 0) {
-        var i = uy << 9u;
-        loop { if ((i >> 31u) != 0u) { break; } ey -= 1; i = i << 1u; }
-        uy = uy << u32(1 - ey);
-    } else {
-        uy = (uy & 0x7fffffu) | 0x800000u;
-    }
+    let nx = significand(ux, ex);
+    ux = nx.m;
+    ex = nx.e;
+    let ny = significand(uy, ey);
+    uy = ny.m;
+    ey = ny.e;
     loop {
         if (ex <= ey) { break; }
         let i = ux - uy;
