@@ -1,0 +1,34 @@
+//! stagecheck-gpu: the ops of `stagecheck-graph` on a GPU, through wgpu's
+//! Vulkan backend (a real GPU, or Mesa's lavapipe on the CPU), as WGSL
+//! compute kernels generated per op family × dtype.
+//!
+//! - [`Gpu`] (device, queue, pipeline cache), [`shared`], [`GpuUnavailable`].
+//! - [`GpuTensor`]: a device buffer with dtype and shape; [`Gpu::upload`] and
+//!   [`Gpu::download`] are the only copies, ops take and return device tensors.
+//! - [`Gpu::eval`]: `graph::eval` on the device: same dtype, shape and errors
+//!   (`graph::infer` first; value errors through a flag the kernel sets).
+//!   Kernels cover `bool`, `int32`, `float32`; [`Gpu::placed_on_gpu`] says
+//!   which ops run on the CPU instead (int64/float64 arithmetic: explicit
+//!   placement, TensorFlow's rule), and `eval` runs those through `graph::eval`.
+//! - [`tolerance`]: the documented float32 tolerance per op against the CPU.
+//!
+//! Exactness: ints and bools are bit-exact (Rust's wrapping, floor division
+//! and `as` rules written out in WGSL); float `+ - *`, comparisons, selects,
+//! casts, layout ops, sums, matmul (each output adds over `k` in order) and
+//! float `%` (exact fmod) match the CPU bit for bit; `/`, `exp`, `log`,
+//! `sqrt`, `tanh`, `sigmoid`, `pow` and the mean's division are within
+//! [`tolerance`]. Reductions fold each output's elements sequentially in
+//! row-major order on one invocation (the CPU's order), trading parallelism
+//! within a reduction for identical sums.
+
+mod device;
+mod eval;
+mod ops;
+mod placement;
+mod tensor;
+mod tolerance;
+mod wgsl;
+
+pub use device::{shared, Gpu, GpuUnavailable};
+pub use tensor::GpuTensor;
+pub use tolerance::{tolerance, Tolerance};
