@@ -5,6 +5,7 @@
 //! corpus and the reports. The CLI (`src/main.rs`) is a thin layer over it.
 
 pub mod check;
+pub mod close;
 pub mod corpus;
 pub mod cpython;
 pub mod fuzz;

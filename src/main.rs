@@ -145,6 +145,10 @@ struct FuzzArgs {
     /// python3; a difference from RustPython is saved as a `cpython` finding.
     #[arg(long, value_enum)]
     oracle: Option<ExtraOracle>,
+    /// Also run each program in the staged-gpu mode (graphs on GPU kernels;
+    /// needs a Vulkan adapter: a GPU, or Mesa's lavapipe).
+    #[arg(long)]
+    gpu: bool,
 }
 
 #[derive(Subcommand)]
@@ -177,6 +181,7 @@ enum CorpusAction {
 }
 
 fn main() -> ExitCode {
+    quiet_vulkan_loader();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { file, json, time_limit, memory_limit, mode, show_graph } => {
@@ -202,7 +207,12 @@ fn main() -> ExitCode {
 
 fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
     use stagecheck::fuzz::{self, Families};
-    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit, reduce_time, oracle } = args;
+    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit, reduce_time, oracle, gpu } = args;
+    let mut modes = fuzz::MODES.to_vec();
+    if gpu {
+        modes.push(Mode::StagedGpu);
+    }
+    stagecheck::modes::available(&modes).map_err(InputError)?;
     let cpython = match oracle {
         Some(ExtraOracle::Cpython) => Some(stagecheck::cpython::Python::find().map_err(InputError)?),
         None => None,
@@ -232,6 +242,7 @@ fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
         stop_at_first,
         reduce_time,
         cpython,
+        modes,
     };
     let bar = indicatif::ProgressBar::new_spinner();
     bar.enable_steady_tick(Duration::from_millis(200));
@@ -291,6 +302,7 @@ fn config(time_limit: f64, memory_limit: usize) -> Result<Config, InputError> {
 
 fn run(file: &Path, json: bool, time_limit: f64, memory_limit: usize, mode: Mode, show_graph: bool) -> Result<ExitCode, InputError> {
     let config = config(time_limit, memory_limit)?;
+    stagecheck::modes::available(&[mode]).map_err(InputError)?;
     let source = read_program(file)?;
     let mut worker = Worker::new(config);
     let path = file.display().to_string();
@@ -359,6 +371,7 @@ fn check_cmd(file: &Path, modes: &[Mode], json: bool, time_limit: f64, oracle: O
         Some(ExtraOracle::Cpython) => Some(stagecheck::cpython::Python::find().map_err(InputError)?),
         None => None,
     };
+    stagecheck::modes::available(modes).map_err(InputError)?;
     let source = read_program(file)?;
     let path = file.display().to_string();
     let mut worker = Worker::new(config.clone());
@@ -537,4 +550,23 @@ fn corpus_add(args: CorpusAddArgs) -> Result<ExitCode, InputError> {
     let path = stagecheck::corpus::add::add(&file, &options, &mut Worker::new(Config::default())).map_err(InputError)?;
     println!("{}", path.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Mesa's Vulkan drivers print "XDG_RUNTIME_DIR is invalid or not set" at
+/// every start where it is unset (CI, containers): give them a private one
+/// (0700, as they check), before any thread exists.
+fn quiet_vulkan_loader() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
+        return;
+    }
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    let Ok(me) = std::fs::metadata("/proc/self") else { return };
+    let dir = std::env::temp_dir().join(format!("stagecheck-runtime-{}", me.uid()));
+    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+    let made = std::fs::metadata(&dir).is_ok_and(|m| m.is_dir() && m.uid() == me.uid())
+        && std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).is_ok();
+    if made {
+        // SAFETY: called first thing in main, while this is the only thread.
+        unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
+    }
 }

@@ -5,8 +5,10 @@
 //! | `original` | the program as written                                 |
 //! | `unstaged` | the converted program, same VM: conversion alone       |
 //! | `staged`   | the converted program; `sc.function`s traced into graphs run by the graph executor |
+//! | `staged-gpu` | as `staged`, the graphs run on GPU kernels (wgpu: a Vulkan GPU, or lavapipe); floats compared within the ops' tolerance |
 //!
-//! (`staged-gpu` comes with the GPU work.)
+//! `ALL` (the default of `check`) is the first three; `staged-gpu` runs when
+//! asked for (`--modes ...,staged-gpu`, `fuzz --gpu`) and needs a Vulkan adapter.
 
 use crate::executor::{Frame, Outcome, Terminal, Worker};
 use serde::{Deserialize, Serialize};
@@ -20,16 +22,21 @@ pub enum Mode {
     Original,
     Unstaged,
     Staged,
+    StagedGpu,
 }
 
 impl Mode {
+    /// The default modes.
     pub const ALL: &'static [Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged];
+    /// Every mode there is.
+    pub const KNOWN: &'static [Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged, Mode::StagedGpu];
 
     pub fn name(self) -> &'static str {
         match self {
             Mode::Original => "original",
             Mode::Unstaged => "unstaged",
             Mode::Staged => "staged",
+            Mode::StagedGpu => "staged-gpu",
         }
     }
 
@@ -40,8 +47,20 @@ impl Mode {
             Mode::Original => T::Original,
             Mode::Unstaged => T::Unstaged,
             Mode::Staged => T::Staged,
+            Mode::StagedGpu => T::StagedGpu,
         }
     }
+}
+
+/// Whether every mode of `modes` can run here: `staged-gpu` needs a Vulkan
+/// adapter (lavapipe from mesa-vulkan-drivers will do: `scripts/deps`).
+pub fn available(modes: &[Mode]) -> Result<(), String> {
+    if modes.contains(&Mode::StagedGpu) {
+        if let Err(why) = stagecheck_gpu::Gpu::available() {
+            return Err(format!("mode staged-gpu: {why} (scripts/deps installs Mesa's lavapipe)"));
+        }
+    }
+    Ok(())
 }
 
 impl fmt::Display for Mode {
@@ -53,10 +72,9 @@ impl fmt::Display for Mode {
 impl FromStr for Mode {
     type Err = String;
     fn from_str(s: &str) -> Result<Mode, String> {
-        Mode::ALL.iter().copied().find(|m| m.name() == s).ok_or_else(|| {
-            let known: Vec<_> = Mode::ALL.iter().map(|m| m.name()).collect();
-            let later = if matches!(s, "staged-gpu") { " (not available yet)" } else { "" };
-            format!("unknown mode '{s}'{later}; known modes: {}", known.join(", "))
+        Mode::KNOWN.iter().copied().find(|m| m.name() == s).ok_or_else(|| {
+            let known: Vec<_> = Mode::KNOWN.iter().map(|m| m.name()).collect();
+            format!("unknown mode '{s}'; known modes: {}", known.join(", "))
         })
     }
 }
@@ -111,7 +129,7 @@ pub fn run_converted(worker: &mut Worker, conversion: &Conversion, path: &str, m
             }
             // Staging declined explicitly (sc.StagingError): a refusal, not a finding.
             if let Terminal::Raised { exc_type, message, line, .. } = &outcome.terminal {
-                if mode == Mode::Staged && exc_type == "StagingError" {
+                if mode.tensor_mode().is_staged() && exc_type == "StagingError" {
                     let error = RefusalInfo { line: line.unwrap_or(0), construct: "staging".into(), reason: message.clone() };
                     return ModeRun::Refused { error };
                 }

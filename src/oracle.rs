@@ -118,13 +118,26 @@ pub fn compare(a: &Outcome, b: &Outcome) -> Vec<Difference> {
     if diverged(&a.terminal) && diverged(&b.terminal) {
         return vec![];
     }
+    // A run on the GPU: floats within its tolerance (close.rs).
+    let tolerance = b.tolerance.filter(|t| !t.is_exact());
     let mut out = Vec::new();
     if !a.terminal.same_as(&b.terminal) {
         out.push(Difference::Terminal { original: a.terminal.clone(), other: b.terminal.clone() });
     }
-    if a.stdout != b.stdout || a.stdout_truncated != b.stdout_truncated {
-        let (la, lb): (Vec<&str>, Vec<&str>) = (a.stdout.lines().collect(), b.stdout.lines().collect());
-        let i = (0..la.len().max(lb.len())).find(|&i| la.get(i) != lb.get(i)).unwrap_or(la.len());
+    let lines_differ = |p: Option<&&str>, q: Option<&&str>| match (p, q, &tolerance) {
+        (Some(p), Some(q), Some(t)) => !crate::close::text_close(p, q, t),
+        _ => p != q,
+    };
+    let (la, lb): (Vec<&str>, Vec<&str>) = (a.stdout.lines().collect(), b.stdout.lines().collect());
+    let stdout_differs = match &tolerance {
+        None => a.stdout != b.stdout,
+        Some(_) => {
+            a.stdout.ends_with('\n') != b.stdout.ends_with('\n')
+                || (0..la.len().max(lb.len())).any(|i| lines_differ(la.get(i), lb.get(i)))
+        }
+    };
+    if stdout_differs || a.stdout_truncated != b.stdout_truncated {
+        let i = (0..la.len().max(lb.len())).find(|&i| lines_differ(la.get(i), lb.get(i))).unwrap_or(la.len());
         out.push(Difference::Stdout {
             line: i + 1,
             original: la.get(i).copied().unwrap_or("<end of output>").to_string(),
@@ -133,7 +146,11 @@ pub fn compare(a: &Outcome, b: &Outcome) -> Vec<Difference> {
     }
     for (name, va) in &a.globals {
         let vb = b.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v);
-        if vb != Some(va) {
+        let same = match (vb, &tolerance) {
+            (Some(vb), Some(t)) => crate::close::values_close(va, vb, t),
+            (vb, _) => vb == Some(va),
+        };
+        if !same {
             out.push(Difference::Global { name: name.clone(), original: Some(va.clone()), other: vb.cloned() });
         }
     }

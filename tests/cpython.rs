@@ -146,6 +146,7 @@ fn the_normalisation_table_rewrites_only_its_pattern() {
         globals: vec![("m".into(), Value::Set(vec![Value::Str("a".into()), Value::Str(format!("<{rust}>"))]))],
         micros: 0,
         graph: String::new(),
+        tolerance: None,
     };
     let (n, used) = normalise(&outcome);
     assert_eq!(used, ["unbound-local message"]);

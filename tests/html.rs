@@ -209,6 +209,7 @@ fn fuzz_run(out: &Path, seed: u64, programs: u64) -> Summary {
         stop_at_first: false,
         reduce_time: Duration::ZERO,
         cpython: None,
+        modes: fuzz::MODES.to_vec(),
     };
     let stats = fuzz::run(&options, &|_| {}).expect("fuzz run");
     let summary = Summary::of_run(&options, &stats);

@@ -132,7 +132,8 @@ impl Executor {
         let (stdout, stdout_truncated) = capture::take();
         let graph = if self.config.keep_graph { crate::tensors::graph_text() } else { String::new() };
         self.phases = phases;
-        Ok(Outcome { terminal, stdout, stdout_truncated, globals, micros, graph })
+        let tolerance = crate::tensors::run_tolerance();
+        Ok(Outcome { terminal, stdout, stdout_truncated, globals, micros, graph, tolerance })
     }
 
     /// A panic unwound through the VM: its state is no longer trusted.

@@ -88,6 +88,10 @@ pub struct Outcome {
     /// empty when it traced none (not compared).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub graph: String,
+    /// Within how much of the reference its floats count as equal: set when
+    /// graphs ran on the GPU (`tensors::run_tolerance`), else None (bit for bit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<stagecheck_gpu::Tolerance>,
 }
 
 impl Outcome {

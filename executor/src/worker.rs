@@ -78,6 +78,7 @@ impl Worker {
                     globals: Vec::new(),
                     graph: String::new(),
                     micros: (self.config.time_limit + GRACE).as_micros() as u64,
+                    tolerance: None,
                 })
             }
         }

@@ -7,18 +7,10 @@
 
 use graph::{Op, Tensor};
 use stagecheck_gpu::{shared, Gpu, GpuTensor};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-fn best(runs: usize, mut f: impl FnMut()) -> Duration {
-    (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
+mod common;
+use common::best;
 
 /// 24 ops: multiply-add, clamp, compare-select, rounding; every node reads the one before.
 fn chain() -> Vec<(Op, Option<f32>)> {

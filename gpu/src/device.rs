@@ -200,6 +200,17 @@ pub(crate) fn groups_for(n: usize) -> u32 {
 
 /// The process-wide GPU, opened on first use; `None` when there is no Vulkan adapter.
 pub fn shared() -> Option<&'static Gpu> {
-    static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
-    GPU.get_or_init(|| Gpu::new().ok()).as_ref()
+    opened().as_ref().ok()
+}
+
+fn opened() -> &'static Result<Gpu, GpuUnavailable> {
+    static GPU: OnceLock<Result<Gpu, GpuUnavailable>> = OnceLock::new();
+    GPU.get_or_init(Gpu::new)
+}
+
+impl Gpu {
+    /// Whether [`shared`] has a GPU; else why not.
+    pub fn available() -> Result<&'static Gpu, String> {
+        opened().as_ref().map_err(|e| e.to_string())
+    }
 }

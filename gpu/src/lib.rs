@@ -23,6 +23,7 @@
 
 mod device;
 mod eval;
+mod graph_device;
 mod ops;
 mod placement;
 mod tensor;
@@ -30,5 +31,6 @@ mod tolerance;
 mod wgsl;
 
 pub use device::{shared, Gpu, GpuUnavailable};
+pub use graph_device::GpuDevice;
 pub use tensor::GpuTensor;
 pub use tolerance::{tolerance, Tolerance};

@@ -10,7 +10,7 @@ use graph::{Data, Op, Tensor};
 /// A float result `g` is accepted against the CPU's `c` when both are NaN,
 /// or they are `ulps` or fewer representable values apart, or
 /// `|g - c| <= abs + rel * |c|`. [`Tolerance::EXACT`]: same bits (NaN aside).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tolerance {
     pub ulps: u32,
     pub abs: f64,
@@ -24,6 +24,16 @@ impl Tolerance {
         *self == Tolerance::EXACT
     }
 
+    /// The looser of two tolerances, bound by bound.
+    pub fn loosest(self, other: Tolerance) -> Tolerance {
+        Tolerance { ulps: self.ulps.max(other.ulps), abs: self.abs.max(other.abs), rel: self.rel.max(other.rel) }
+    }
+
+    /// Every bound times `k` (errors of `k` chained ops add, to first order).
+    pub fn times(self, k: u32) -> Tolerance {
+        Tolerance { ulps: self.ulps.saturating_mul(k), abs: self.abs * f64::from(k), rel: self.rel * f64::from(k) }
+    }
+
     /// Whether `gpu` is acceptable for `cpu`.
     pub fn accepts(&self, gpu: f64, cpu: f64, ulp_distance: u64) -> bool {
         (gpu.is_nan() && cpu.is_nan())
@@ -32,6 +42,15 @@ impl Tolerance {
             || (gpu - cpu).abs() <= self.abs + self.rel * cpu.abs()
                 && !self.is_exact()
                 && gpu.is_finite() == cpu.is_finite()
+    }
+
+    /// [`accepts`](Self::accepts) for two numbers that may be float32
+    /// widened (a Python float read from a float32 tensor, a printed one):
+    /// ULPs counted in float32 when both are float32 values, else in float64.
+    pub fn accepts_widened(&self, got: f64, want: f64) -> bool {
+        let (g, w) = (got as f32, want as f32);
+        let ulps = if f64::from(g) == got && f64::from(w) == want { ulps32(g, w) } else { ulps64(got, want) };
+        self.accepts(got, want, ulps)
     }
 
     /// `Ok` when `gpu` matches `cpu`: same dtype and shape, ints and bools

@@ -153,6 +153,10 @@ impl<'l, D: Device> Executor<'l, D> {
         Executor { lib, device, plans, max_depth, interrupt }
     }
 
+    pub fn device(&self) -> &D {
+        &self.device
+    }
+
     /// Sets the interrupt check (see the field).
     pub fn with_interrupt(mut self, interrupt: &'l dyn Fn() -> bool) -> Executor<'l, D> {
         self.interrupt = Some(interrupt);

@@ -78,7 +78,7 @@ impl Store {
         let tmp = self.dir.join(format!(".tmp-{id}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp)?;
-        let oracle = if signature.mode == "cpython" { "--oracle cpython " } else { "" };
+        let oracle = replay_flags(&signature.mode);
         let program = format!(
             "# stagecheck finding {id}\n# seed {} index {} family {:?} generator {} constructs: {}\n# replay: stagecheck check {oracle}{}\n\n{}",
             case.seed,
@@ -102,5 +102,16 @@ impl Store {
         }
         self.known.insert(id);
         Ok(Some(dest))
+    }
+}
+
+/// The flags `stagecheck check` needs to replay a finding whose signature
+/// names `mode`: the CPython oracle, or `staged-gpu`, which `check` runs only
+/// when asked for.
+pub fn replay_flags(mode: &str) -> &'static str {
+    match mode {
+        "cpython" => "--oracle cpython ",
+        "staged-gpu" => "--modes original,unstaged,staged,staged-gpu ",
+        _ => "",
     }
 }

@@ -65,6 +65,8 @@ pub struct Options {
     pub reduce_time: Duration,
     /// The CPython oracle's interpreter (`--oracle cpython`), if on.
     pub cpython: Option<crate::cpython::Python>,
+    /// The modes each program runs in: [`MODES`], and `staged-gpu` with `--gpu`.
+    pub modes: Vec<Mode>,
 }
 
 /// The modes every generated program runs in.
@@ -99,7 +101,7 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                         break;
                     }
                     let case = case::Case::from_seed(options.seed, index, options.families.of(index));
-                    let checked = outcome::check_case(&mut worker, &case);
+                    let checked = outcome::check_case_in(&mut worker, &case, &options.modes);
                     let mut saved = None;
                     if let outcome::Kind::Finding { signature, .. } = &checked.kind {
                         let mut store = store.lock().expect("findings store");
@@ -168,7 +170,7 @@ fn reduce_saved(dir: &std::path::Path, signature: &signature::Signature, options
         return;
     }
     let reduce = ReduceOptions {
-        modes: MODES.to_vec(),
+        modes: options.modes.clone(),
         exec: options.exec.clone(),
         budget: options.reduce_time,
         target: signature.mode.parse().ok().map(|mode| Target { kind: signature.kind.clone(), mode }),

@@ -33,10 +33,16 @@ pub struct Checked {
 /// limit counts as a divergence (converted and staged code runs slower).
 pub const SLOW_FACTOR: u32 = 8;
 
+/// Checks `case` in [`MODES`] (the libFuzzer targets' entry).
 pub fn check_case(worker: &mut Worker, case: &Case) -> Checked {
+    check_case_in(worker, case, MODES)
+}
+
+/// Checks `case` in `modes` (the original first).
+pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mode]) -> Checked {
     let started = std::time::Instant::now();
     let path = format!("fuzz-{}-{}.py", case.seed, case.index);
-    let kind = match check(worker, &case.program.source, &path, MODES) {
+    let kind = match check(worker, &case.program.source, &path, modes) {
         Err(e) => Kind::Invalid { message: e.to_string() },
         Ok(report) => match report.verdict {
             Verdict::Agree => Kind::Agree,
@@ -47,9 +53,9 @@ pub fn check_case(worker: &mut Worker, case: &Case) -> Checked {
                 let again = if only_timed_out(&report.verdict) {
                     let mut config = worker.config().clone();
                     config.time_limit *= SLOW_FACTOR;
-                    check(&mut Worker::new(config), &case.program.source, &path, MODES)
+                    check(&mut Worker::new(config), &case.program.source, &path, modes)
                 } else {
-                    check(worker, &case.program.source, &path, MODES)
+                    check(worker, &case.program.source, &path, modes)
                 };
                 match again {
                     Ok(again) if again.verdict.is_finding() => {

@@ -18,4 +18,4 @@ from stagecheck.tensor import (
     reshape, transpose, concat, stack, exp, log, sqrt, tanh, sigmoid, abs,
     maximum, minimum, print,
 )
-from stagecheck.staging import function, Function
+from stagecheck.staging import function, Function, device

@@ -25,18 +25,66 @@ pub enum Mode {
     Unstaged,
     /// The converted program; `sc.function` traces and runs graphs.
     Staged,
+    /// As `Staged`, with graphs run on the GPU (`sc.device("gpu")` by default).
+    StagedGpu,
+}
+
+impl Mode {
+    /// Whether `sc.function` traces (the same trace in both staged modes).
+    pub fn is_staged(self) -> bool {
+        matches!(self, Mode::Staged | Mode::StagedGpu)
+    }
+}
+
+/// Where staged graphs run (`sc.device`): eager ops always run on the CPU,
+/// the reference every other run is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    Cpu,
+    /// On the GPU when there is a Vulkan adapter; else on the CPU (soft
+    /// placement, as TensorFlow's: the program's meaning does not change).
+    Gpu,
 }
 
 thread_local! {
     static MODE: Cell<Mode> = const { Cell::new(Mode::Original) };
     static DEADLINE: Cell<Option<std::time::Instant>> = const { Cell::new(None) };
     pub(crate) static TRACER: RefCell<trace::Tracer> = RefCell::new(trace::Tracer::default());
+    static PLACEMENT: Cell<Placement> = const { Cell::new(Placement::Cpu) };
+    /// The loosest float tolerance of the GPU ops this run ran (None: none ran).
+    static TOLERANCE: Cell<Option<stagecheck_gpu::Tolerance>> = const { Cell::new(None) };
 }
 
 /// Sets this thread's mode and starts a fresh tracer (before each run).
 pub fn set_mode(mode: Mode) {
     MODE.with(|m| m.set(mode));
     TRACER.with(|t| t.borrow_mut().reset());
+    PLACEMENT.with(|p| p.set(if mode == Mode::StagedGpu { Placement::Gpu } else { Placement::Cpu }));
+    TOLERANCE.with(|t| t.set(None));
+}
+
+pub fn placement() -> Placement {
+    PLACEMENT.with(Cell::get)
+}
+
+pub(crate) fn set_placement(p: Placement) {
+    PLACEMENT.with(|c| c.set(p));
+}
+
+/// How many inexact GPU ops a float may have passed through before the
+/// oracle calls its distance from the CPU's a finding: per-op bounds add up
+/// (to first order) along a chain, and a staged loop repeats its chain.
+pub const CHAIN: u32 = 16;
+
+/// Records that a graph ran on the GPU with ops as loose as `t`.
+pub(crate) fn note_tolerance(t: stagecheck_gpu::Tolerance) {
+    TOLERANCE.with(|c| c.set(Some(c.get().map_or(t, |old| old.loosest(t)))));
+}
+
+/// The float tolerance of the run so far: None when no graph ran on the
+/// GPU, else the loosest op's times [`CHAIN`] (exact when every op was).
+pub fn run_tolerance() -> Option<stagecheck_gpu::Tolerance> {
+    TOLERANCE.with(Cell::get).map(|t| t.times(CHAIN))
 }
 
 pub fn mode() -> Mode {

@@ -93,8 +93,29 @@ pub(crate) mod _stagecheck_tensor {
         match super::mode() {
             Mode::Original => "original",
             Mode::Unstaged => "unstaged",
-            Mode::Staged => "staged",
+            Mode::Staged | Mode::StagedGpu => "staged",
         }
+    }
+
+    /// `sc.device(name)`'s placement of staged graphs: `cpu` or `gpu` (also
+    /// written `/gpu:0`, `/device:GPU:0`); gives the previous one's name.
+    #[pyfunction]
+    fn set_device(name: PyStrRef, vm: &VirtualMachine) -> PyResult<&'static str> {
+        use super::super::Placement;
+        let text = name.to_string_lossy().to_ascii_lowercase();
+        let bare = text.trim_start_matches('/').trim_start_matches("device:");
+        let bare = bare.strip_suffix(":0").unwrap_or(bare);
+        let new = match bare {
+            "cpu" => Placement::Cpu,
+            "gpu" => Placement::Gpu,
+            _ => return Err(vm.new_value_error(format!("unknown device '{text}': expected 'cpu' or 'gpu'"))),
+        };
+        let old = super::super::placement();
+        super::super::set_placement(new);
+        Ok(match old {
+            Placement::Cpu => "cpu",
+            Placement::Gpu => "gpu",
+        })
     }
 
     /// A tensor of a Python value: eager, or while tracing a constant node
@@ -301,7 +322,20 @@ pub(crate) mod _stagecheck_tensor {
                 .collect::<PyResult<_>>()?;
             let stop = || super::super::limit_reached().is_some();
             let executor = t.executor().map_err(|e| staging_error(format!("invalid graph: {e}"), vm))?.with_interrupt(&stop);
-            match executor.run(callee, &tensors) {
+            let gpu = match super::super::placement() {
+                super::super::Placement::Gpu => stagecheck_gpu::shared(),
+                super::super::Placement::Cpu => None,
+            };
+            let result = match gpu {
+                Some(gpu) => {
+                    let executor = executor.on(stagecheck_gpu::GpuDevice::new(gpu));
+                    let result = executor.run(callee, &tensors);
+                    super::super::note_tolerance(executor.device().tolerance());
+                    result
+                }
+                None => executor.run(callee, &tensors),
+            };
+            match result {
                 Ok(outs) => Ok(outs.into_iter().map(Input::Eager).collect()),
                 Err(e) if e.kind == ErrorKind::Interrupted => {
                     let limit = super::super::limit_reached().unwrap_or(crate::Limit::Time);
