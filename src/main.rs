@@ -84,6 +84,10 @@ enum Command {
     /// Exit status: 0 when the run found nothing new, 1 when it saved new
     /// findings, 2 on bad usage.
     Fuzz(FuzzArgs),
+    /// Say which GPU the staged-gpu mode would use (the Vulkan adapter), or why none.
+    ///
+    /// Exit status: 0 when there is one, 1 when there is none.
+    Devices,
     /// Rebuild a fuzz report's summary.md and index.html from its
     /// summary.json, or merge the reports of several runs (shards) into one.
     ///
@@ -193,6 +197,7 @@ fn main() -> ExitCode {
         Command::Reduce(args) => reduce_cmd(args),
         Command::Check { file, modes, json, time_limit, oracle } => check_cmd(&file, &modes, json, time_limit, oracle),
         Command::Fuzz(args) => fuzz_cmd(args),
+        Command::Devices => Ok(devices()),
         Command::Report { dirs, out } => report_cmd(&dirs, out.as_deref()),
         Command::Corpus { action: CorpusAction::Review { dir, out } } => corpus_review(&dir, &out),
     };
@@ -417,6 +422,7 @@ fn print_report(report: &stagecheck::check::CheckReport) {
     }
     for (mode, run) in &report.runs {
         match run {
+            ModeRun::Ran { outcome } if *mode == Mode::StagedGpu => println!("  {mode:<9} {}{}", outcome.terminal, gpu_note(outcome)),
             ModeRun::Ran { outcome } => println!("  {mode:<9} {}", outcome.terminal),
             ModeRun::Refused { error } => println!("  {mode:<9} refused: {}: {}", error.construct, error.reason),
             ModeRun::Uncompilable { message, .. } => println!("  {mode:<9} uncompilable: {message}"),
@@ -568,5 +574,29 @@ fn quiet_vulkan_loader() {
     if made {
         // SAFETY: called first thing in main, while this is the only thread.
         unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
+    }
+}
+
+/// `stagecheck devices`: the adapter staged-gpu runs on, or why there is none.
+fn devices() -> ExitCode {
+    println!("cpu: the graph executor (ndarray), always");
+    match stagecheck_gpu::Gpu::available() {
+        Ok(gpu) => {
+            println!("gpu: {}", gpu.adapter_info());
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            println!("gpu: none: {why}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// How a staged-gpu run's floats were compared.
+fn gpu_note(outcome: &stagecheck::executor::Outcome) -> String {
+    match outcome.tolerance {
+        None => " (no graph ran on the GPU)".into(),
+        Some(t) if t.is_exact() => " (on the GPU; floats compared bit for bit: only exact ops ran)".into(),
+        Some(t) => format!(" (on the GPU; floats compared within {} ULP, abs {:e}, rel {:e})", t.ulps, t.abs, t.rel),
     }
 }

@@ -148,3 +148,39 @@ fn warnings_are_ignored_and_leave_no_global() {
     let check = stagecheck(&["check", p.to_str().unwrap()]);
     assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
 }
+
+#[test]
+fn staged_gpu_without_a_vulkan_adapter_is_a_usage_error_naming_why() {
+    let p = program("gpu_none", b"import stagecheck as sc\nprint(1)\n");
+    // No Vulkan driver can load: as on a machine without GPU or lavapipe.
+    let no_adapter = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(args).env("VK_ICD_FILENAMES", "/nonexistent.json").output().expect("runs")
+    };
+    let out = no_adapter(&["check", "--modes", "original,staged-gpu", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("mode staged-gpu: no Vulkan adapter"), "{}", text(&out.stderr));
+    let out = no_adapter(&["devices"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("gpu: none: no Vulkan adapter"), "{}", text(&out.stdout));
+    // The default modes never need one.
+    let out = no_adapter(&["check", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
+fn staged_gpu_runs_graphs_on_the_gpu_and_says_how_floats_compared() {
+    let out = stagecheck(&["devices"]);
+    if out.status.code() == Some(1) {
+        eprintln!("SKIPPED: no Vulkan adapter: {}", text(&out.stdout));
+        return;
+    }
+    let p = program(
+        "gpu_exp",
+        b"import stagecheck as sc\n\n@sc.function\ndef f(x):\n    return sc.exp(x) * 2.0\n\nx = sc.cast(sc.range(8), sc.float32) * 0.5\ny = f(x)\nprint(y)\n",
+    );
+    let out = stagecheck(&["check", "--modes", "original,unstaged,staged,staged-gpu", p.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("agree (original, unstaged, staged, staged-gpu)"), "{stdout}");
+    assert!(stdout.contains("staged-gpu completed (on the GPU; floats compared within"), "{stdout}");
+}
