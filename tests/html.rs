@@ -291,6 +291,7 @@ fn fuzz_reports_plot_their_runs_and_merge_into_one() {
     assert!(dom.contains("180</div><div class=\"l\">programs"), "merged total shown");
     let runs = texts_of_class(&dom, "runs");
     assert!(runs.len() == 1 && runs[0].contains(&a.display().to_string()) && runs[0].contains(&b.display().to_string()), "both shards in the parameters table: {runs:?}");
+    assert!(runs[0].contains("original, unstaged, staged"), "each run's modes: {runs:?}");
 }
 
 #[test]

@@ -6,6 +6,7 @@
 
 use super::stats::{Sample, Stats};
 use super::{Families, Options};
+use crate::modes::Mode;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -55,11 +56,20 @@ pub struct Parameters {
     /// The CPython compared with (`--oracle cpython`), if any.
     #[serde(default)]
     pub oracle_cpython: Option<String>,
+    /// The modes each program ran in (empty in reports older than `--gpu`: the three).
+    #[serde(default)]
+    pub modes: Vec<Mode>,
     /// The stagecheck version that ran it.
     pub version: String,
 }
 
 impl Parameters {
+    /// The modes as a list (`original, unstaged, staged`).
+    pub fn modes_text(&self) -> String {
+        let modes = if self.modes.is_empty() { super::MODES } else { &self.modes[..] };
+        modes.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")
+    }
+
     pub fn of(options: &Options) -> Parameters {
         Parameters {
             seed: options.seed,
@@ -72,6 +82,7 @@ impl Parameters {
             memory_limit_mib: options.exec.memory_limit >> 20,
             reduce_seconds: options.reduce_time.as_secs_f64(),
             oracle_cpython: options.cpython.as_ref().map(|p| p.version.clone()),
+            modes: options.modes.clone(),
             version: env!("CARGO_PKG_VERSION").to_string(),
         }
     }
@@ -189,7 +200,17 @@ pub fn markdown(summary: &Summary) -> String {
     for r in &summary.runs {
         let p = &r.parameters;
         let at = if summary.runs.len() == 1 { String::new() } else { format!("{}: ", r.dir) };
-        let _ = writeln!(m, "- {at}seed {}, families {:?}, {} jobs, {:.1} s, {} programs ({:.1} checks/s)", p.seed, p.families, p.jobs, r.seconds, r.programs, r.checks_per_second);
+        let _ = writeln!(
+            m,
+            "- {at}seed {}, families {:?}, modes {}, {} jobs, {:.1} s, {} programs ({:.1} checks/s)",
+            p.seed,
+            p.families,
+            p.modes_text(),
+            p.jobs,
+            r.seconds,
+            r.programs,
+            r.checks_per_second
+        );
     }
     let _ = writeln!(m, "- {} programs ({:.1} three-way checks/s): {} agree, {} refused, {} findings ({} new), {} poisoned by non-determinism, {} slow (agree with an {}x time limit), {} invalid",
         s.programs, summary.checks_per_second, s.agree, s.refused, s.finding_hits, s.findings.len(), s.poisoned, s.slow, super::outcome::SLOW_FACTOR, s.invalid);

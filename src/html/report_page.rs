@@ -116,6 +116,7 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
                 if p.stop_at_first { "yes" } else { "no" }.to_string(),
                 format!("{} s", p.reduce_seconds),
                 p.oracle_cpython.as_ref().map_or("—".to_string(), |v| format!("cpython {v}")),
+                p.modes_text(),
                 format!("{:.1} s", r.seconds),
                 r.programs.to_string(),
                 format!("{:.1}", r.checks_per_second),
@@ -127,7 +128,7 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
         .collect();
     b.push_str(&table(
         "runs",
-        &["run", "seed", "families", "jobs", "--time", "--programs", "--time-limit", "memory", "--stop-at-first", "--reduce-time", "--oracle", "ran", "programs", "checks/s", "new findings", "version"],
+        &["run", "seed", "families", "jobs", "--time", "--programs", "--time-limit", "memory", "--stop-at-first", "--reduce-time", "--oracle", "modes", "ran", "programs", "checks/s", "new findings", "version"],
         &rows,
     ));
 
