@@ -140,7 +140,7 @@ sc.x = 1
 del sc.function
 sc.ag.if_stmt = None
 del sc.ag.control_flow.if_stmt
-sc.ag.dispatch._staged_types = (int,)
+sc.ag.dispatch.staged_types = (int,)
 ",
     );
     let out = stdout_of(

@@ -11,6 +11,7 @@
 use super::case::Case;
 use super::outcome::Checked;
 use super::signature::Signature;
+use crate::modes::Mode;
 use std::collections::HashSet;
 use super::report::write_synced;
 use std::path::{Path, PathBuf};
@@ -108,10 +109,13 @@ impl Store {
 /// The flags `stagecheck check` needs to replay a finding whose signature
 /// names `mode`: the CPython oracle, or `staged-gpu`, which `check` runs only
 /// when asked for.
-pub fn replay_flags(mode: &str) -> &'static str {
+pub fn replay_flags(mode: &str) -> String {
     match mode {
-        "cpython" => "--oracle cpython ",
-        "staged-gpu" => "--modes original,unstaged,staged,staged-gpu ",
-        _ => "",
+        "cpython" => "--oracle cpython ".into(),
+        "staged-gpu" => {
+            let modes: Vec<&str> = super::MODES.iter().chain([&Mode::StagedGpu]).map(|m| m.name()).collect();
+            format!("--modes {} ", modes.join(","))
+        }
+        _ => String::new(),
     }
 }

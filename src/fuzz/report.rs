@@ -240,9 +240,7 @@ pub fn markdown(summary: &Summary) -> String {
 
 /// The command that replays a finding.
 pub fn replay_command(f: &super::stats::Finding) -> String {
-    // Ids are `<kind>-<mode>-<hash>`.
-    let mode = if f.id.contains("-staged-gpu-") { "staged-gpu" } else { "" };
-    format!("stagecheck check {}{}", super::findings::replay_flags(mode), f.path.join("program.py").display())
+    format!("stagecheck check {}{}", super::findings::replay_flags(&f.mode), f.path.join("program.py").display())
 }
 
 /// A count map's entries, largest first (ties by name).

@@ -13,6 +13,9 @@ use std::time::Duration;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Finding {
     pub id: String,
+    /// The signature's mode (`staged`, `staged-gpu`, `cpython`): how it replays.
+    #[serde(default)]
+    pub mode: String,
     pub path: PathBuf,
     pub seed: u64,
     pub index: u64,
@@ -127,6 +130,7 @@ impl Stats {
                 if let Some(path) = saved {
                     self.findings.push(Finding {
                         id: signature.id(),
+                        mode: signature.mode.clone(),
                         path,
                         seed: case.seed,
                         index: case.index,
@@ -209,7 +213,7 @@ impl Stats {
         let Some(c) = &mut self.cpython else { return };
         c.record(checked);
         if let (Some(path), super::cpython::Checked::Finding { signature, .. }) = (saved, checked) {
-            c.findings.push(Finding { id: signature.id(), path, seed: case.seed, index: case.index, at_seconds: now.as_secs_f64() });
+            c.findings.push(Finding { id: signature.id(), mode: signature.mode.clone(), path, seed: case.seed, index: case.index, at_seconds: now.as_secs_f64() });
         }
     }
 

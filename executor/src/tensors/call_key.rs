@@ -88,23 +88,23 @@ fn rebuild(node: &PyObject, tensors: &[PyObjectRef], vm: &VirtualMachine) -> PyR
 
 /// The key and the handles of the call's tensors, in the Python path's order
 /// (the arguments' tensors, then the captured ones), or `None`.
-pub struct CallKey {
-    pub key: String,
-    pub handles: Vec<PyRef<Handle>>,
+struct CallKey {
+    key: String,
+    handles: Vec<PyRef<Handle>>,
 }
 
 /// What one function call reads: `(args, kwargs)`, the function's globals,
 /// the global names it may read (`Function._names`) and its closure cells.
-pub struct Reads<'a> {
-    pub args: &'a PyTuple,
-    pub kwargs: &'a PyDict,
-    pub globals: &'a Py<PyDict>,
-    pub names: &'a PyList,
-    pub closure: Option<&'a PyTuple>,
-    pub tensor_class: &'a Py<PyType>,
+struct Reads<'a> {
+    args: &'a PyTuple,
+    kwargs: &'a PyDict,
+    globals: &'a Py<PyDict>,
+    names: &'a PyList,
+    closure: Option<&'a PyTuple>,
+    tensor_class: &'a Py<PyType>,
 }
 
-pub fn call_key(reads: &Reads<'_>, vm: &VirtualMachine) -> Option<CallKey> {
+fn call_key(reads: &Reads<'_>, vm: &VirtualMachine) -> Option<CallKey> {
     let mut k = KeyWriter { key: String::with_capacity(64), handles: Vec::new(), tensor_class: reads.tensor_class };
     k.key.push('(');
     for a in reads.args.iter() {

@@ -149,7 +149,6 @@ impl Tracer {
         *self = Tracer::default();
     }
 
-    /// Validates the library once per change (before running it).
     /// An executor of the library, validated and planned once per change.
     pub fn executor(&mut self) -> Result<Executor<'_>, String> {
         if self.plans.as_ref().map(Plans::len) != Some(self.library.functions.len()) {

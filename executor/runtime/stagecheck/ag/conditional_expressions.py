@@ -4,6 +4,6 @@ from stagecheck.ag import dispatch
 
 
 def if_exp(cond, if_true, if_false, expr_repr):
-    if isinstance(cond, dispatch._staged_types):
+    if isinstance(cond, dispatch.staged_types):
         return dispatch.impl('if_exp')(cond, if_true, if_false, expr_repr)
     return if_true() if cond else if_false()

@@ -10,7 +10,7 @@ from stagecheck.ag import dispatch
 
 
 def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
-    if isinstance(cond, dispatch._staged_types):
+    if isinstance(cond, dispatch.staged_types):
         return dispatch.impl('if_stmt')(cond, body, orelse, get_state, set_state, symbol_names, nouts)
     if cond:
         body()
@@ -22,7 +22,7 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     """`test` is a function: it is evaluated before every iteration, as in Python."""
     while True:
         cond = test()
-        if isinstance(cond, dispatch._staged_types):
+        if isinstance(cond, dispatch.staged_types):
             return dispatch.impl('while_stmt')(cond, test, body, get_state, set_state, symbol_names, opts)
         if not cond:
             return
@@ -32,7 +32,7 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """`extra_test` (or None) stops the loop after a lowered break or return,
     before the next item is taken from the iterator, as Python's `break` does."""
-    if isinstance(iter_, dispatch._staged_types):
+    if isinstance(iter_, dispatch.staged_types):
         return dispatch.impl('for_stmt')(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     if extra_test is None:
         for target in iter_:

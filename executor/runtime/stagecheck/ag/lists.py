@@ -6,13 +6,13 @@ from stagecheck.ag import dispatch
 
 
 def list_append(target, x):
-    if isinstance(target, dispatch._staged_types):
+    if isinstance(target, dispatch.staged_types):
         return dispatch.impl('list_append')(target, x)
     target.append(x)
     return target
 
 
 def list_pop(target, i=-1):
-    if isinstance(target, dispatch._staged_types):
+    if isinstance(target, dispatch.staged_types):
         return dispatch.impl('list_pop')(target, i)
     return target.pop(i)

@@ -14,7 +14,7 @@ from stagecheck.ag import dispatch
 def and_(*operands, test=False):
     for i in range(len(operands) - 1):
         value = operands[i]()
-        if isinstance(value, dispatch._staged_types):
+        if isinstance(value, dispatch.staged_types):
             return dispatch.impl('and_')(value, operands[i + 1:], test)
         if not value:
             return False if test else value
@@ -24,7 +24,7 @@ def and_(*operands, test=False):
 def or_(*operands, test=False):
     for i in range(len(operands) - 1):
         value = operands[i]()
-        if isinstance(value, dispatch._staged_types):
+        if isinstance(value, dispatch.staged_types):
             return dispatch.impl('or_')(value, operands[i + 1:], test)
         if value:
             return True if test else value
@@ -32,7 +32,7 @@ def or_(*operands, test=False):
 
 
 def not_(value, test=False):
-    if isinstance(value, dispatch._staged_types):
+    if isinstance(value, dispatch.staged_types):
         return dispatch.impl('not_')(value, test)
     return not value
 
@@ -60,7 +60,7 @@ def compare(left, *rest):
         result = _COMPARISONS[rest[i]](left, right)
         if i == last:
             return result
-        if isinstance(result, dispatch._staged_types):
+        if isinstance(result, dispatch.staged_types):
             return dispatch.impl('compare')(result, right, rest[i + 2:])
         if not result:
             return result

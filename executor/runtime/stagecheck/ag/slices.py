@@ -4,7 +4,7 @@ from stagecheck.ag import dispatch
 
 
 def get_item(target, i):
-    if isinstance(target, dispatch._staged_types):
+    if isinstance(target, dispatch.staged_types):
         return dispatch.impl('get_item')(target, i)
     return target[i]
 
@@ -12,6 +12,6 @@ def get_item(target, i):
 def set_item(target, key, value):
     """`target[key] = value`. Converted code passes the arguments by keyword
     in Python's evaluation order (value, target, key)."""
-    if isinstance(target, dispatch._staged_types):
+    if isinstance(target, dispatch.staged_types):
         return dispatch.impl('set_item')(target, key, value)
     target[key] = value
