@@ -527,7 +527,12 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _n.mode() != 'staged':
             return self.python_function(*args, **kwargs)
-        return self._staged_call(args, kwargs)
+        # The common call, natively (executor/src/tensors/call_key.rs): here,
+        # not in _staged_call, to spare every call a Python frame.
+        hit, fast = _n.staged_call(self, args, kwargs, Tensor)
+        if hit:
+            return fast
+        return self._staged_call(args, kwargs, fast)
 
     def _reads(self):
         """What the function reads from its globals and closure cells, read
@@ -554,11 +559,9 @@ class Function:
         guards = [(k, type(v).__name__, v) for kind, k, v in values if type(v) in _SCALARS]
         return tensors, guards
 
-    def _staged_call(self, args, kwargs):
-        # The common call, natively (executor/src/tensors/call_key.rs).
-        hit, fast = _n.staged_call(self, args, kwargs, Tensor)
-        if hit:
-            return fast
+    def _staged_call(self, args, kwargs, fast):
+        """A call the native path missed: `fast` is its native key (None when
+        the call has no native key), under which the entry is kept."""
         arguments = _Tensors((args, sorted(kwargs.items())))
         captured, guards = self._reads()
         key_parts = [self._key(arguments.template)]

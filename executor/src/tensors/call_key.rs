@@ -1,6 +1,6 @@
 //! The fast trace-cache key of an `sc.function` call, computed natively.
 //!
-//! `Function._staged_call` (staging.py) keys its trace cache on the call's
+//! `Function._staged_call` (staging.py), the slow path, keys its trace cache on the call's
 //! argument structure, the Python values in it, the dtype and shape of every
 //! tensor in it, the tensors the function reads from its globals and closure
 //! cells (by name or cell index, with their signatures) and the Python
