@@ -164,3 +164,35 @@ fn runtime_modules_stay_registered_across_runs() {
         assert_eq!(out, "stagecheck stagecheck.ag\n");
     }
 }
+
+/// `ldu_all` (a staged statement's `get_state`) reads each name as its own
+/// `lambda: name` would: a local's cell, else a global, else a builtin; an
+/// unbound one as `Undefined(name)`; every name bound: the thunk's tuple.
+#[test]
+fn ldu_all_reads_each_name_as_a_thunk_of_its_own_would() {
+    let out = stdout(
+        "from stagecheck import ag as ag__
+g = 'global'
+def f(flag):
+    a = 1
+    if flag:
+        b = 2
+    return ag__.ldu_all(lambda: (a, b, g, len, nowhere), ('a', 'b', 'g', 'len', 'nowhere'))
+def bound():
+    a = 1
+    return ag__.ldu_all(lambda: (a, g), ('a', 'g'))
+print(f(True))
+print(f(False))
+print(bound())
+nowhere = 'bound later'
+print(f(False)[4])
+",
+    );
+    assert_eq!(
+        out,
+        "(1, 2, 'global', <built-in function len>, <undefined nowhere>)\n\
+         (1, <undefined b>, 'global', <built-in function len>, <undefined nowhere>)\n\
+         (1, 'global')\n\
+         bound later\n"
+    );
+}

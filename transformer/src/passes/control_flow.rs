@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! if x > 0:                 def get_state():
-//!     y = 1                     return (ag__.ldu(lambda: y, 'y'),)
+//!     y = 1                     return ag__.ldu_all(lambda: (y,), ('y',))
 //! else:                     def set_state(vars_):
 //!     y = 2                     nonlocal y
 //!                               (y,) = vars_
@@ -113,11 +113,16 @@ fn state_functions(names: &[String], origin: TextRange, cx: &mut FunctionContext
     let set = cx.namer.new_name("set_state");
     let vars = cx.namer.new_name("vars_");
     let names: Vec<String> = names.to_vec();
-    let reads: Vec<Expr> = names
-        .iter()
-        .map(|n| super::variables::load("ldu", n, cx))
-        .collect();
-    let get_body = vec![ast_build::return_stmt(ast_build::tuple(reads), origin)];
+    // One thunk for the whole state (`ldu_all`): a thunk per name made two
+    // thirds of a converted program's functions, each compiled and, at every
+    // statement, created and called.
+    let state = if names.is_empty() {
+        ast_build::tuple(vec![])
+    } else {
+        let reads = ast_build::tuple(names.iter().map(|n| ast_build::name(n)).collect());
+        ast_build::call(cx.op("ldu_all"), vec![thunk(reads), symbol_names(&names)])
+    };
+    let get_body = vec![ast_build::return_stmt(state, origin)];
     let set_body = if names.is_empty() {
         vec![]
     } else {

@@ -34,14 +34,9 @@ pub fn run(body: &mut Vec<Stmt>, cx: &FunctionContext, prologue: usize) {
     declare(body, cx, prologue);
 }
 
+/// `ag__.ld(lambda: name, 'name')`: a read that may find `name` unbound.
 fn ld(name: &str, cx: &FunctionContext) -> Expr {
-    load("ld", name, cx)
-}
-
-/// `ag__.<op>(lambda: name, 'name')`: a read that may find `name` unbound
-/// (`ld`), or a state read that tolerates it (`ldu`, control_flow).
-pub fn load(op: &str, name: &str, cx: &FunctionContext) -> Expr {
-    ast_build::call(cx.op(op), vec![thunk(ast_build::name(name)), string(name)])
+    ast_build::call(cx.op("ld"), vec![thunk(ast_build::name(name)), string(name)])
 }
 
 struct Loads<'a, 'n> {

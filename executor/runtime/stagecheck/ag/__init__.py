@@ -13,10 +13,10 @@ converter (transformer/src/passes/) and these modules mirror each other:
 | control_flow           | if_stmt, while_stmt, for_stmt                 |
 | logical_expressions    | and_, or_, not_, compare                      |
 | slices, lists          | get_item, set_item, list_append, list_pop     |
-| variables              | ld, Undefined                                 |
+| variables              | ld, ldu_all, Undefined                        |
 """
 
-from stagecheck.ag.variables import ld, ldu, Undefined, UndefinedReturnValue
+from stagecheck.ag.variables import ld, ldu_all, Undefined, UndefinedReturnValue
 from stagecheck.ag.control_flow import if_stmt, while_stmt, for_stmt
 from stagecheck.ag.conditional_expressions import if_exp
 from stagecheck.ag.logical import and_, or_, not_, compare

@@ -52,9 +52,40 @@ def ld(thunk, name):
     return value
 
 
-def ldu(thunk, name):
-    """Like `ld`, but an unbound local reads as `Undefined(name)` (loop state)."""
+_UNBOUND_CELL = object()
+
+
+def ldu_all(thunk, names):
+    """A control-flow statement's state (`get_state`): `names` read through
+    `thunk` (`lambda: (a, b, ...)`), each unbound one as `Undefined(name)`
+    where the original would have raised. One thunk for the whole state, not
+    one per name: converted code compiles and runs far fewer functions.
+
+    When every name is bound, the thunk's tuple is the answer. Otherwise
+    each name is read on its own, as `lambda: name` would read it: from the
+    thunk's closure cell (a local of the converted function: empty cell =
+    unbound), else as a global (the function's globals, then builtins)."""
     try:
         return thunk()
     except NameError:
-        return Undefined(name)
+        pass
+    cells = {}
+    for name, cell in zip(thunk.__code__.co_freevars, thunk.__closure__ or ()):
+        try:
+            cells[name] = cell.cell_contents
+        except ValueError:
+            cells[name] = _UNBOUND_CELL
+    scope = thunk.__globals__
+    builtins = scope.get('__builtins__', {})
+    if not isinstance(builtins, dict):
+        builtins = builtins.__dict__
+    values = []
+    for name in names:
+        if name in cells:
+            value = cells[name]
+        else:
+            value = scope.get(name, _UNBOUND_CELL)
+            if value is _UNBOUND_CELL:
+                value = builtins.get(name, _UNBOUND_CELL)
+        values.append(Undefined(name) if value is _UNBOUND_CELL else value)
+    return tuple(values)
