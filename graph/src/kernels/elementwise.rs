@@ -67,7 +67,14 @@ pub(crate) fn float_unary<T: Float>(op: &Op, a: &ArrayD<T>) -> Result<Data, OpEr
         Op::Exp => a.mapv(T::exp),
         Op::Log => a.mapv(T::ln),
         Op::Sqrt => a.mapv(T::sqrt),
-        Op::Tanh => a.mapv(T::tanh),
+        Op::Tanh => match a.as_slice() {
+            Some(x) => {
+                let mut out = vec![T::ZERO; x.len()];
+                T::tanh_slice(x, &mut out);
+                ArrayD::from_shape_vec(a.raw_dim(), out).map_err(|_| broadcast_failed(a.shape()))?
+            }
+            None => a.mapv(T::tanh),
+        },
         Op::Sigmoid => a.mapv(T::sigmoid),
         _ => return Err(OpError::unimplemented(format!("{} is not a float op", op.name()))),
     }))

@@ -8,4 +8,6 @@ pub(crate) mod generate;
 pub(crate) mod index;
 pub(crate) mod layout;
 pub(crate) mod matmul;
+mod matmul_tiles;
 pub(crate) mod reduce;
+mod tanh32;
