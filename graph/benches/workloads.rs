@@ -4,7 +4,8 @@
 //! the IR, validated, checked bit for bit against the same ops run eagerly
 //! through `eval`, then timed. Prints microseconds per call, the fastest of
 //! several windows (the machine is shared), under mimalloc (the tool's
-//! allocator). Arguments that do not start with `-` pick workloads by name.
+//! allocator). Arguments that do not start with `-` pick workloads by name;
+//! `WORKLOADS_GRAPH_ONLY=1` skips timing the eager runs (for profiling).
 //!
 //!     cargo bench -p stagecheck-graph --bench workloads [rnn|sgd|decode]
 
@@ -282,9 +283,13 @@ fn main() {
         let graph = best_of(8, Duration::from_millis(400), || {
             black_box(exec.run(FnId(0), black_box(&w.args)).unwrap());
         });
-        let eager = best_of(3, Duration::from_millis(400), || {
-            black_box((w.eager)(black_box(&w.args)));
-        });
+        let eager = if std::env::var_os("WORKLOADS_GRAPH_ONLY").is_some() {
+            f64::NAN
+        } else {
+            best_of(3, Duration::from_millis(400), || {
+                black_box((w.eager)(black_box(&w.args)));
+            })
+        };
         println!(
             "{}: graph {:.1} us/call (eager through eval: {:.1} us/call)",
             w.name,

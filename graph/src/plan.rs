@@ -14,6 +14,9 @@ pub(crate) struct Plan {
     pub free_after: Vec<Vec<usize>>,
     /// Parameters nothing reads: dropped on entry.
     pub unused_params: Vec<usize>,
+    /// Per parameter: whether anything reads or returns it (a loop
+    /// condition is handed only these).
+    pub param_used: Vec<bool>,
     /// Node outputs nothing reads (nor returns): never stored.
     pub dead: Vec<bool>,
     /// The dtype and shape of each `Op` node's output, inferred once here
@@ -59,7 +62,8 @@ impl Plan {
             }
         }
         let op_sigs = op_signatures(lib, f);
-        Plan { first_output, num_values, free_after, unused_params, dead, op_sigs }
+        let param_used = (0..f.params.len()).map(|v| !unused_params.contains(&v)).collect();
+        Plan { first_output, num_values, free_after, unused_params, param_used, dead, op_sigs }
     }
 }
 

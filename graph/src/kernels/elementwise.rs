@@ -34,10 +34,24 @@ pub(crate) fn zip2<T: Copy, U>(
         if let ([p], true) = (x, full_b) {
             return out(y.iter().map(|&q| f(*p, q)).collect());
         }
+        // One operand repeated along leading axes (`[8, 16] + [16]`).
+        if full_a && !y.is_empty() && is_suffix(b.shape(), shape) {
+            return out(x.chunks_exact(y.len()).flat_map(|row| row.iter().zip(y).map(|(&p, &q)| f(p, q))).collect());
+        }
+        if full_b && !x.is_empty() && is_suffix(a.shape(), shape) {
+            return out(y.chunks_exact(x.len()).flat_map(|row| x.iter().zip(row).map(|(&p, &q)| f(p, q))).collect());
+        }
     }
     let av = a.broadcast(IxDyn(shape)).ok_or_else(|| broadcast_failed(shape))?;
     let bv = b.broadcast(IxDyn(shape)).ok_or_else(|| broadcast_failed(shape))?;
     Ok(Zip::from(&av).and(&bv).map_collect(|&x, &y| f(x, y)))
+}
+
+/// Whether `part`, without leading 1s, is the trailing dims of `shape`.
+fn is_suffix(part: &[usize], shape: &[usize]) -> bool {
+    let start = part.iter().position(|&d| d != 1).unwrap_or(part.len());
+    let part = &part[start..];
+    part.len() <= shape.len() && same_shape(part, &shape[shape.len() - part.len()..])
 }
 
 /// Whether any element of `b`, as broadcast to `shape`, satisfies `p` (an

@@ -63,9 +63,16 @@ fn fold_groups<T: Copy, U>(
     let groups: usize = out_shape.iter().product();
     // Kept axes first, reduced axes last: in row-major order each output's
     // elements are then consecutive (copied only when the layout needs it).
-    let view = a.view().permuted_axes(IxDyn(&perm));
-    let standard = view.as_standard_layout();
-    let flat = standard.as_slice().ok_or_else(|| internal(&"not contiguous"))?;
+    // (Reduced axes already last in contiguous storage: read it as it is.)
+    let (view, standard);
+    let flat = match a.as_slice() {
+        Some(flat) if perm.iter().enumerate().all(|(i, &p)| i == p) => flat,
+        _ => {
+            view = a.view().permuted_axes(IxDyn(&perm));
+            standard = view.as_standard_layout();
+            standard.as_slice().ok_or_else(|| internal(&"not contiguous"))?
+        }
+    };
     let out: Vec<U> = if count == 0 {
         let mut f = f;
         (0..groups).map(|_| f(&[])).collect()
