@@ -33,6 +33,20 @@ pub trait Device {
     /// Computes `op` on `inputs`. `sig`: the output's dtype and shape when the
     /// plan knows them (validation proved them), else the device infers.
     fn op(&self, op: &Op, inputs: &[&Self::Value], sig: Option<&Sig>) -> Result<Self::Value, OpError>;
+    /// `op` where input `k`, `donor`, is read for the last time and handed
+    /// over (it has the output's dtype and shape); `others` are the other
+    /// inputs in order. A device may compute the output into the donor's
+    /// storage; by default, `op`.
+    fn op_into(
+        &self,
+        op: &Op,
+        donor: Self::Value,
+        k: usize,
+        others: &[&Self::Value],
+        sig: Option<&Sig>,
+    ) -> Result<Self::Value, OpError> {
+        self.op(op, &with_donor(others, k, &donor), sig)
+    }
     /// A host tensor on the device: arguments, and `Const` nodes (a device may
     /// keep a copy per tensor: constants are the library's, as long-lived).
     fn upload(&self, t: &Tensor) -> Result<Self::Value, OpError>;
@@ -52,6 +66,19 @@ impl Device for Cpu {
             Some((_, shape)) => crate::eval::eval_planned(op, inputs, shape),
             None => eval(op, inputs),
         }
+    }
+
+    /// Elementwise ops write into the donor when no one else holds it
+    /// (`kernels/in_place.rs`: the same element functions as `eval`'s).
+    fn op_into(&self, op: &Op, mut donor: Tensor, k: usize, others: &[&Tensor], sig: Option<&Sig>) -> Result<Tensor, OpError> {
+        if others.len() <= 1 {
+            if let Some(data) = donor.data_mut() {
+                if crate::kernels::in_place::in_place(op, data, k, others.first().map(|t| t.data())) {
+                    return Ok(donor);
+                }
+            }
+        }
+        self.op(op, &with_donor(others, k, &donor), sig)
     }
 
     fn upload(&self, t: &Tensor) -> Result<Tensor, OpError> {
@@ -341,12 +368,24 @@ impl<'l, D: Device> Executor<'l, D> {
             match node {
                 Node::Const(t) => define_one(frame, i, self.device.upload(t)?)?,
                 Node::Op { op, inputs } => {
-                    let out = {
+                    let sig = frame.plan.op_sigs.get(i).and_then(Option::as_ref);
+                    let donor = frame.plan.donor.get(i).copied().flatten();
+                    let out = if let Some(k) = donor {
+                        let slot = inputs.get(k).and_then(|v| frame.values.get_mut(v.0 as usize));
+                        let given = slot.and_then(Option::take).ok_or_else(|| internal("a donated input is not available"))?;
+                        let mut others: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
+                        for (pos, &v) in inputs.iter().enumerate() {
+                            if pos != k {
+                                others.push(read(&frame.values, v)?);
+                            }
+                        }
+                        self.device.op_into(op, given, k, &others, sig)?
+                    } else {
                         let mut args: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
                         for &v in inputs.iter() {
                             args.push(read(&frame.values, v)?);
                         }
-                        self.device.op(op, &args, frame.plan.op_sigs.get(i).and_then(Option::as_ref))?
+                        self.device.op(op, &args, sig)?
                     };
                     free(frame, i);
                     define_one(frame, i, out)?;
@@ -383,6 +422,13 @@ impl<'l, D: Device> Executor<'l, D> {
         }
         Ok(Step::Return(results))
     }
+}
+
+/// All inputs of an op: `others` with `donor` put back at position `k`.
+fn with_donor<'a, V>(others: &[&'a V], k: usize, donor: &'a V) -> smallvec::SmallVec<[&'a V; 4]> {
+    let mut inputs: smallvec::SmallVec<[&V; 4]> = others.iter().copied().collect();
+    inputs.insert(k.min(inputs.len()), donor);
+    inputs
 }
 
 fn read<V>(values: &[Option<V>], v: ValueId) -> Result<&V, OpError> {

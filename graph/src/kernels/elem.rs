@@ -48,10 +48,10 @@ pub(crate) trait Float: Number {
     fn sqrt(self) -> Self;
     fn tanh(self) -> Self;
     fn sigmoid(self) -> Self;
-    /// `out[i] = x[i].tanh()`: a type may vectorise the loop (same bits).
-    fn tanh_slice(x: &[Self], out: &mut [Self]) {
-        for (o, &v) in out.iter_mut().zip(x) {
-            *o = v.tanh();
+    /// `v[i] = v[i].tanh()`: a type may vectorise the loop (same bits).
+    fn tanh_in_place(v: &mut [Self]) {
+        for x in v {
+            *x = x.tanh();
         }
     }
 }
@@ -277,8 +277,8 @@ macro_rules! float_impl {
             fn tanh(self) -> $t {
                 $tanh(self)
             }
-            $(fn tanh_slice(x: &[$t], out: &mut [$t]) {
-                $tanh_slice(x, out)
+            $(fn tanh_in_place(v: &mut [$t]) {
+                $tanh_slice(v)
             })?
             fn sigmoid(self) -> $t {
                 1.0 / (1.0 + <$t>::exp(-self))
@@ -289,5 +289,5 @@ macro_rules! float_impl {
 
 // float32's tanh is the crate's own (kernels/tanh32.rs, vectorisable);
 // float64's is libm's.
-float_impl!(f32, F32, super::tanh32::tanh_f32, super::tanh32::tanh_f32_slice);
+float_impl!(f32, F32, super::tanh32::tanh_f32, super::tanh32::tanh_f32_in_place);
 float_impl!(f64, F64, f64::tanh,);

@@ -48,7 +48,7 @@ pub(crate) fn zip2<T: Copy, U>(
 }
 
 /// Whether `part`, without leading 1s, is the trailing dims of `shape`.
-fn is_suffix(part: &[usize], shape: &[usize]) -> bool {
+pub(crate) fn is_suffix(part: &[usize], shape: &[usize]) -> bool {
     let start = part.iter().position(|&d| d != 1).unwrap_or(part.len());
     let part = &part[start..];
     part.len() <= shape.len() && same_shape(part, &shape[shape.len() - part.len()..])
@@ -83,8 +83,8 @@ pub(crate) fn float_unary<T: Float>(op: &Op, a: &ArrayD<T>) -> Result<Data, OpEr
         Op::Sqrt => a.mapv(T::sqrt),
         Op::Tanh => match a.as_slice() {
             Some(x) => {
-                let mut out = vec![T::ZERO; x.len()];
-                T::tanh_slice(x, &mut out);
+                let mut out = x.to_vec();
+                T::tanh_in_place(&mut out);
                 ArrayD::from_shape_vec(a.raw_dim(), out).map_err(|_| broadcast_failed(a.shape()))?
             }
             None => a.mapv(T::tanh),

@@ -80,7 +80,10 @@ pub(crate) fn transpose_perm(perm: &Option<Vec<usize>>, rank: usize) -> Result<V
 pub(crate) fn transpose<T: Clone>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<T> {
     // A contiguous matrix: element (i, j) to (j, i), without ndarray's n-d walk.
     if let (&[1, 0], &[m, n], Some(src)) = (perm, a.shape(), a.as_slice()) {
-        let out: Vec<T> = (0..n).flat_map(|j| (0..m).map(move |i| src[i * n + j].clone())).collect();
+        let mut out: Vec<T> = Vec::with_capacity(n * m);
+        for j in 0..n {
+            out.extend((0..m).map(|i| src[i * n + j].clone()));
+        }
         if let Ok(out) = ArrayD::from_shape_vec(IxDyn(&[n, m]), out) {
             return out;
         }

@@ -13,9 +13,27 @@
 
 use super::elem::Number;
 
-/// `out = a @ b` for one matrix (`a`: m×k, `b`: k×n, `out`: m×n, all row-major).
-#[inline(always)]
+/// `out = a @ b` for one matrix (`a`: m×k, `b`: k×n, `out`: m×n, all
+/// row-major), compiled for AVX2 where the CPU has it (wider vectors, the
+/// same operations in the same order, so the same bits).
 pub(crate) fn matmul_into<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        unsafe { blocks_avx2(a, b, out, m, k, n) };
+        return;
+    }
+    blocks(a, b, out, m, k, n);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn blocks_avx2<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
+    blocks(a, b, out, m, k, n);
+}
+
+#[inline(always)]
+fn blocks<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
     let mut j = 0;
     j = rows::<T, 16>(a, b, out, (m, k, n), j);
     j = rows::<T, 8>(a, b, out, (m, k, n), j);
@@ -23,11 +41,9 @@ pub(crate) fn matmul_into<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, 
         return;
     }
     // a transposed: column p of a is row p here.
-    let mut at = vec![T::ZERO; m * k];
-    for i in 0..m {
-        for p in 0..k {
-            at[p * m + i] = a[i * k + p];
-        }
+    let mut at = Vec::with_capacity(m * k);
+    for p in 0..k {
+        at.extend((0..m).map(|i| a[i * k + p]));
     }
     for j in j..n {
         let mut i = columns::<T, 16>(&at, b, out, (m, k, n), j, 0);

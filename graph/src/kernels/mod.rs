@@ -5,6 +5,7 @@ pub(crate) mod cast;
 pub(crate) mod elem;
 pub(crate) mod elementwise;
 pub(crate) mod generate;
+pub(crate) mod in_place;
 pub(crate) mod index;
 pub(crate) mod layout;
 pub(crate) mod matmul;

@@ -71,27 +71,27 @@ fn exp_small(z: f64) -> f64 {
     p * f64::from_bits(bits_k.wrapping_add(1023) << 52)
 }
 
-/// `out[i] = tanh_f32(x[i])`, using AVX2 where the CPU has it (the same
+/// `v[i] = tanh_f32(v[i])`, using AVX2 where the CPU has it (the same
 /// operations, so the same bits, as the plain loop).
-pub(crate) fn tanh_f32_slice(x: &[f32], out: &mut [f32]) {
+pub(crate) fn tanh_f32_in_place(v: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        unsafe { tanh_avx2(x, out) };
+        unsafe { tanh_avx2(v) };
         return;
     }
-    tanh_loop(x, out);
+    tanh_loop(v);
 }
 
 #[inline(always)]
-fn tanh_loop(x: &[f32], out: &mut [f32]) {
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = tanh_f32(v);
+fn tanh_loop(v: &mut [f32]) {
+    for x in v {
+        *x = tanh_f32(*x);
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn tanh_avx2(x: &[f32], out: &mut [f32]) {
-    tanh_loop(x, out);
+unsafe fn tanh_avx2(v: &mut [f32]) {
+    tanh_loop(v);
 }
