@@ -14,9 +14,15 @@
 use super::elem::Number;
 
 /// `out = a @ b` for one matrix (`a`: m×k, `b`: k×n, `out`: m×n, all
-/// row-major), compiled for AVX2 where the CPU has it (wider vectors, the
-/// same operations in the same order, so the same bits).
+/// row-major), compiled for AVX-512 or AVX2 where the CPU has it (wider
+/// vectors, the same operations in the same order, so the same bits).
 pub(crate) fn matmul_into<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F, checked just above.
+        unsafe { blocks_avx512(a, b, out, m, k, n) };
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
@@ -29,6 +35,12 @@ pub(crate) fn matmul_into<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn blocks_avx2<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
+    blocks(a, b, out, m, k, n);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn blocks_avx512<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
     blocks(a, b, out, m, k, n);
 }
 

@@ -4,6 +4,7 @@
 pub(crate) mod cast;
 pub(crate) mod elem;
 pub(crate) mod elementwise;
+mod first_extreme;
 pub(crate) mod generate;
 pub(crate) mod in_place;
 pub(crate) mod index;

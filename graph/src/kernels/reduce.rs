@@ -2,7 +2,8 @@
 //! its reduced elements sequentially in row-major order, in the input dtype,
 //! so the result is the same wherever it is computed.
 
-use super::elem::{maximum, minimum, Elem, Number};
+use super::elem::{Elem, Number};
+use super::first_extreme::first_extreme;
 use crate::error::OpError;
 use crate::shape::{fmt_shape, normalize_axis};
 use ndarray::{ArrayD, IxDyn};
@@ -92,11 +93,7 @@ pub(crate) fn mean<T: Number>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize])
 
 /// Max (`is_max`) or min; an empty group is an error (`infer` refuses it first).
 pub(crate) fn extreme<T: Elem>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize], is_max: bool) -> Result<ArrayD<T>, OpError> {
-    let folded = if is_max {
-        fold_groups(a, mask, out_shape, |g| g.split_first().map(|(&x, rest)| rest.iter().fold(x, |m, &y| maximum(m, y))))?
-    } else {
-        fold_groups(a, mask, out_shape, |g| g.split_first().map(|(&x, rest)| rest.iter().fold(x, |m, &y| minimum(m, y))))?
-    };
+    let folded = fold_groups(a, mask, out_shape, |g| first_extreme(g, is_max).map(|(_, x)| x))?;
     let values: Option<Vec<T>> = folded.iter().copied().collect();
     let values = values.ok_or_else(|| OpError::invalid("cannot reduce an empty axis with max or min"))?;
     ArrayD::from_shape_vec(IxDyn(out_shape), values).map_err(|e| OpError::invalid(format!("internal error: {e}")))
@@ -105,17 +102,7 @@ pub(crate) fn extreme<T: Elem>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize]
 /// The position of the first maximum along `axis` (NaN counts as the maximum).
 pub(crate) fn argmax<T: Elem>(a: &ArrayD<T>, axis: usize, out_shape: &[usize]) -> Result<ArrayD<i64>, OpError> {
     let mask: Vec<bool> = (0..a.ndim()).map(|i| i == axis).collect();
-    fold_groups(a, &mask, out_shape, |g| {
-        let mut best: Option<(usize, T)> = None;
-        for (i, &x) in g.iter().enumerate() {
-            match best {
-                Some((_, b)) if b.is_nan() => break,
-                Some((_, b)) if !(x.is_nan() || x > b) => {}
-                _ => best = Some((i, x)),
-            }
-        }
-        best.map_or(0, |(i, _)| i as i64)
-    })
+    fold_groups(a, &mask, out_shape, |g| first_extreme(g, true).map_or(0, |(i, _)| i as i64))
 }
 
 /// The shape `ArgMax` returns, or an error for a scalar or an empty axis.

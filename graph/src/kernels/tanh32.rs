@@ -75,6 +75,12 @@ fn exp_small(z: f64) -> f64 {
 /// operations, so the same bits, as the plain loop).
 pub(crate) fn tanh_f32_in_place(v: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F, checked just above.
+        unsafe { tanh_avx512(v) };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
         unsafe { tanh_avx2(v) };
@@ -93,5 +99,11 @@ fn tanh_loop(v: &mut [f32]) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn tanh_avx2(v: &mut [f32]) {
+    tanh_loop(v);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn tanh_avx512(v: &mut [f32]) {
     tanh_loop(v);
 }
