@@ -5,7 +5,7 @@
 use super::elem::{maximum, minimum, relu, Bits, Elem, Float, Int, Number};
 use crate::error::OpError;
 use crate::op::Op;
-use crate::shape::same_shape;
+use crate::shape::{array_of, same_shape};
 use crate::tensor::Data;
 use ndarray::{ArrayD, IxDyn, Zip};
 
@@ -20,7 +20,7 @@ pub(crate) fn zip2<T: Copy, U>(
     shape: &[usize],
     f: impl Fn(T, T) -> U,
 ) -> Result<ArrayD<U>, OpError> {
-    let out = |v: Vec<U>| ArrayD::from_shape_vec(IxDyn(shape), v).map_err(|_| broadcast_failed(shape));
+    let out = |v: Vec<U>| array_of(shape, v).map_err(|_| broadcast_failed(shape));
     // Fast paths on contiguous row-major data: equal shapes, or a one-element
     // operand (a scalar, typically) against a full-shaped one.
     let (full_a, full_b) = (same_shape(a.shape(), shape), same_shape(b.shape(), shape));
@@ -85,7 +85,7 @@ pub(crate) fn float_unary<T: Float>(op: &Op, a: &ArrayD<T>) -> Result<Data, OpEr
             Some(x) => {
                 let mut out = x.to_vec();
                 T::tanh_in_place(&mut out);
-                ArrayD::from_shape_vec(a.raw_dim(), out).map_err(|_| broadcast_failed(a.shape()))?
+                array_of(a.shape(), out).map_err(|_| broadcast_failed(a.shape()))?
             }
             None => a.mapv(T::tanh),
         },

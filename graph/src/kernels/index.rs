@@ -3,8 +3,8 @@
 
 use crate::error::OpError;
 use crate::op::IndexItem;
-use crate::shape::check_num_elements;
-use ndarray::{ArrayD, IxDyn};
+use crate::shape::{array_of, check_num_elements};
+use ndarray::ArrayD;
 
 /// What an index keeps of one input axis.
 #[derive(Clone, Copy, Debug)]
@@ -175,7 +175,7 @@ impl IndexPlan {
                 counter[ax] = 0;
             }
         }
-        ArrayD::from_shape_vec(IxDyn(&self.out_shape), out).map_err(|_| internal())
+        array_of(&self.out_shape, out).map_err(|_| internal())
     }
 }
 
@@ -189,7 +189,7 @@ pub(crate) fn gather_row<T: Copy>(a: &ArrayD<T>, at: i64) -> Result<ArrayD<T>, O
         let row = src.len() / size;
         let j = j as usize;
         let out = src[j * row..(j + 1) * row].to_vec();
-        return ArrayD::from_shape_vec(IxDyn(&a.shape()[1..]), out)
+        return array_of(&a.shape()[1..], out)
             .map_err(|_| OpError::invalid("internal error: gather does not fit its input"));
     }
     IndexPlan::new(&[IndexItem::At(at)], a.shape())?.gather(a)

@@ -4,7 +4,7 @@
 
 use crate::dtype::DType;
 use crate::error::OpError;
-use crate::shape::{check_num_elements, fmt_shape, normalize_axis};
+use crate::shape::{array_of, check_num_elements, fmt_shape, normalize_axis};
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
 fn internal(e: impl std::fmt::Display) -> OpError {
@@ -84,7 +84,7 @@ pub(crate) fn transpose<T: Clone>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<T> {
         for j in 0..n {
             out.extend((0..m).map(|i| src[i * n + j].clone()));
         }
-        if let Ok(out) = ArrayD::from_shape_vec(IxDyn(&[n, m]), out) {
+        if let Ok(out) = array_of(&[n, m], out) {
             return out;
         }
     }

@@ -5,8 +5,8 @@
 use super::elem::Number;
 use super::matmul_tiles::matmul_into;
 use crate::error::OpError;
-use crate::shape::{check_num_elements, fmt_shape};
-use ndarray::{ArrayD, IxDyn};
+use crate::shape::{array_of, check_num_elements, fmt_shape};
+use ndarray::ArrayD;
 
 /// The output shape, or TF's errors for ranks below 2, unequal ranks or batch
 /// dims, and mismatched inner dims.
@@ -40,7 +40,8 @@ pub(crate) fn matmul_shape(a: &[usize], b: &[usize]) -> Result<Vec<usize>, OpErr
             fmt_shape(b)
         )));
     }
-    let mut out = a[..r - 1].to_vec();
+    let mut out = Vec::with_capacity(r);
+    out.extend_from_slice(&a[..r - 1]);
     out.push(b[r - 1]);
     check_num_elements(&out)?;
     Ok(out)
@@ -63,5 +64,5 @@ pub(crate) fn matmul<T: Number>(a: &ArrayD<T>, b: &ArrayD<T>) -> Result<ArrayD<T
         let o_mat = &mut out[batch * m * n..(batch + 1) * m * n];
         matmul_into(a_mat, b_mat, o_mat, m, k, n);
     }
-    ArrayD::from_shape_vec(IxDyn(&out_shape), out).map_err(|e| OpError::invalid(format!("internal error: {e}")))
+    array_of(&out_shape, out).map_err(|e| OpError::invalid(format!("internal error: {e}")))
 }

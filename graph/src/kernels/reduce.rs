@@ -5,7 +5,7 @@
 use super::elem::{Elem, Number};
 use super::first_extreme::first_extreme;
 use crate::error::OpError;
-use crate::shape::{fmt_shape, normalize_axis};
+use crate::shape::{array_of, fmt_shape, normalize_axis};
 use ndarray::{ArrayD, IxDyn};
 
 /// Which axes a reduction folds: `None` means all; negative axes count from
@@ -80,7 +80,7 @@ fn fold_groups<T: Copy, U>(
     } else {
         flat.chunks_exact(count).map(f).collect()
     };
-    ArrayD::from_shape_vec(IxDyn(out_shape), out).map_err(|e| internal(&e))
+    array_of(out_shape, out).map_err(|e| internal(&e))
 }
 
 pub(crate) fn sum<T: Number>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize]) -> Result<ArrayD<T>, OpError> {
@@ -96,7 +96,7 @@ pub(crate) fn extreme<T: Elem>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize]
     let folded = fold_groups(a, mask, out_shape, |g| first_extreme(g, is_max).map(|(_, x)| x))?;
     let values: Option<Vec<T>> = folded.iter().copied().collect();
     let values = values.ok_or_else(|| OpError::invalid("cannot reduce an empty axis with max or min"))?;
-    ArrayD::from_shape_vec(IxDyn(out_shape), values).map_err(|e| OpError::invalid(format!("internal error: {e}")))
+    array_of(out_shape, values).map_err(|e| OpError::invalid(format!("internal error: {e}")))
 }
 
 /// The position of the first maximum along `axis` (NaN counts as the maximum).
