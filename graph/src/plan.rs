@@ -87,6 +87,33 @@ impl Plan {
     }
 }
 
+/// Each `Op` node's output signature (None when a signature cannot be
+/// inferred: the executor then infers at run time), and every value's
+/// signature in order as far as known.
+fn op_signatures(lib: &Library, f: &Function) -> (Vec<Option<Sig>>, Vec<Sig>) {
+    let mut values: Vec<Sig> = f.params.clone();
+    let mut out = Vec::with_capacity(f.nodes.len());
+    for node in &f.nodes {
+        let sigs: Option<Vec<Sig>> = match node {
+            Node::Const(t) => Some(vec![(t.dtype(), t.shape().to_vec())]),
+            Node::Op { op, inputs } => {
+                let ins: Option<Vec<Sig>> = inputs.iter().map(|v| values.get(v.0 as usize).cloned()).collect();
+                ins.and_then(|ins| crate::infer(op, &ins).ok()).map(|s| vec![s])
+            }
+            Node::Cond { then_fn: callee, .. } | Node::Call { callee, .. } => lib.get(*callee).map(|c| c.results.clone()),
+            Node::While { inputs, .. } => inputs.iter().map(|v| values.get(v.0 as usize).cloned()).collect(),
+        };
+        let Some(sigs) = sigs else {
+            // Unknown from here on: leave the rest to run-time inference.
+            out.resize(f.nodes.len(), None);
+            return (out, values);
+        };
+        out.push(if matches!(node, Node::Op { .. }) { sigs.first().cloned() } else { None });
+        values.extend(sigs);
+    }
+    (out, values)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,31 +147,4 @@ mod tests {
         assert_eq!(plan.unused_params, vec![1]);
         assert_eq!(plan.dead, vec![false, false, false, false, true, false]);
     }
-}
-
-/// Each `Op` node's output signature (None when a signature cannot be
-/// inferred: the executor then infers at run time), and every value's
-/// signature in order as far as known.
-fn op_signatures(lib: &Library, f: &Function) -> (Vec<Option<Sig>>, Vec<Sig>) {
-    let mut values: Vec<Sig> = f.params.clone();
-    let mut out = Vec::with_capacity(f.nodes.len());
-    for node in &f.nodes {
-        let sigs: Option<Vec<Sig>> = match node {
-            Node::Const(t) => Some(vec![(t.dtype(), t.shape().to_vec())]),
-            Node::Op { op, inputs } => {
-                let ins: Option<Vec<Sig>> = inputs.iter().map(|v| values.get(v.0 as usize).cloned()).collect();
-                ins.and_then(|ins| crate::infer(op, &ins).ok()).map(|s| vec![s])
-            }
-            Node::Cond { then_fn: callee, .. } | Node::Call { callee, .. } => lib.get(*callee).map(|c| c.results.clone()),
-            Node::While { inputs, .. } => inputs.iter().map(|v| values.get(v.0 as usize).cloned()).collect(),
-        };
-        let Some(sigs) = sigs else {
-            // Unknown from here on: leave the rest to run-time inference.
-            out.resize(f.nodes.len(), None);
-            return (out, values);
-        };
-        out.push(if matches!(node, Node::Op { .. }) { sigs.first().cloned() } else { None });
-        values.extend(sigs);
-    }
-    (out, values)
 }
