@@ -71,20 +71,37 @@ fn blocks<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usi
 fn rows<T: Number, const W: usize>(a: &[T], b: &[T], out: &mut [T], (m, k, n): (usize, usize, usize), j0: usize) -> usize {
     let mut j = j0;
     while j + W <= n {
-        for i in 0..m {
-            let mut acc = [T::ZERO; W];
-            let a_row = &a[i * k..(i + 1) * k];
-            for (p, &x) in a_row.iter().enumerate() {
-                let b_part: &[T; W] = b[p * n + j..p * n + j + W].try_into().expect("W elements");
-                for l in 0..W {
-                    acc[l] = acc[l].add(x.mul(b_part[l]));
-                }
-            }
-            out[i * n + j..i * n + j + W].copy_from_slice(&acc);
+        // Four rows at a time: four independent chains per column, so the
+        // adds' latency overlaps (each element's own chain is unchanged).
+        let mut i = 0;
+        while i + 4 <= m {
+            row_block::<T, W, 4>(a, b, out, (k, n), i, j);
+            i += 4;
+        }
+        for i in i..m {
+            row_block::<T, W, 1>(a, b, out, (k, n), i, j);
         }
         j += W;
     }
     j
+}
+
+/// Rows `i..i + R`, columns `j..j + W`.
+#[inline(always)]
+fn row_block<T: Number, const W: usize, const R: usize>(a: &[T], b: &[T], out: &mut [T], (k, n): (usize, usize), i: usize, j: usize) {
+    let mut acc = [[T::ZERO; W]; R];
+    for p in 0..k {
+        let b_part: &[T; W] = b[p * n + j..p * n + j + W].try_into().expect("W elements");
+        for (r, acc) in acc.iter_mut().enumerate() {
+            let x = a[(i + r) * k + p];
+            for l in 0..W {
+                acc[l] = acc[l].add(x.mul(b_part[l]));
+            }
+        }
+    }
+    for (r, acc) in acc.iter().enumerate() {
+        out[(i + r) * n + j..(i + r) * n + j + W].copy_from_slice(acc);
+    }
 }
 
 /// Column `j`, rows `i0..` in blocks of `W` while a whole block fits (`at`:
