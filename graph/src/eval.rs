@@ -9,7 +9,7 @@ use crate::kernels::cast::cast;
 use crate::kernels::elem::Elem;
 use crate::kernels::elementwise::{abs, arithmetic, bitwise, compare, float_unary, invert, neg, relu_map, select};
 use crate::kernels::generate::{eye, fill, range};
-use crate::kernels::index::IndexPlan;
+use crate::kernels::index::{gather_row, IndexPlan};
 use crate::kernels::layout::{concat, reshape, stack, transpose, transpose_perm};
 use crate::kernels::matmul::matmul;
 use crate::kernels::reduce::{argmax, argmax_shape, extreme, mean, reduced_axes, sum};
@@ -207,8 +207,7 @@ fn compute(op: &Op, inputs: &[&Tensor], shape: &[usize]) -> Result<Data, OpError
                 Some(crate::Scalar::I64(i)) => i,
                 _ => return Err(mismatch(op)),
             };
-            let plan = IndexPlan::new(&[crate::op::IndexItem::At(at)], inputs[0].shape())?;
-            with_array!(x(0), a => Elem::wrap(plan.gather(a)?))
+            with_array!(x(0), a => Elem::wrap(gather_row(a, at)?))
         }
         RangeCheck => {
             let f = |i: usize| -> Result<f64, OpError> {

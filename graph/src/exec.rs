@@ -33,6 +33,20 @@ pub trait Device {
     /// Computes `op` on `inputs`. `sig`: the output's dtype and shape when the
     /// plan knows them (validation proved them), else the device infers.
     fn op(&self, op: &Op, inputs: &[&Self::Value], sig: Option<&Sig>) -> Result<Self::Value, OpError>;
+    /// `op` where input `k`, `donor`, is read for the last time and handed
+    /// over (it has the output's dtype and shape); `others` are the other
+    /// inputs in order. A device may compute the output into the donor's
+    /// storage; by default, `op`.
+    fn op_into(
+        &self,
+        op: &Op,
+        donor: Self::Value,
+        k: usize,
+        others: &[&Self::Value],
+        sig: Option<&Sig>,
+    ) -> Result<Self::Value, OpError> {
+        self.op(op, &with_donor(others, k, &donor), sig)
+    }
     /// A host tensor on the device: arguments, and `Const` nodes (a device may
     /// keep a copy per tensor: constants are the library's, as long-lived).
     fn upload(&self, t: &Tensor) -> Result<Self::Value, OpError>;
@@ -52,6 +66,19 @@ impl Device for Cpu {
             Some((_, shape)) => crate::eval::eval_planned(op, inputs, shape),
             None => eval(op, inputs),
         }
+    }
+
+    /// Elementwise ops write into the donor when no one else holds it
+    /// (`kernels/in_place.rs`: the same element functions as `eval`'s).
+    fn op_into(&self, op: &Op, mut donor: Tensor, k: usize, others: &[&Tensor], sig: Option<&Sig>) -> Result<Tensor, OpError> {
+        if others.len() <= 1 {
+            if let Some(data) = donor.data_mut() {
+                if crate::kernels::in_place::in_place(op, data, k, others.first().map(|t| t.data())) {
+                    return Ok(donor);
+                }
+            }
+        }
+        self.op(op, &with_donor(others, k, &donor), sig)
     }
 
     fn upload(&self, t: &Tensor) -> Result<Tensor, OpError> {
@@ -95,13 +122,35 @@ impl Plans {
     }
 }
 
+/// Values by position: a frame's values, the arguments of an invocation
+/// (they become the callee frame's values), results, loop variables.
+/// `None` is a value no one reads (an unused parameter, a freed value).
+type Slots<V> = Vec<Option<V>>;
+
+/// Emptied `Slots` buffers, reused instead of allocating one per frame,
+/// argument list and result list (a loop iteration used six).
+struct Pool<V>(Vec<Slots<V>>);
+
+impl<V> Pool<V> {
+    fn take(&mut self) -> Slots<V> {
+        self.0.pop().unwrap_or_default()
+    }
+
+    fn give(&mut self, mut slots: Slots<V>) {
+        slots.clear();
+        if self.0.len() < 64 {
+            self.0.push(slots);
+        }
+    }
+}
+
 /// What a suspended frame waits for from the frame above it.
 enum Wait<V> {
     Nothing,
     /// The results of a call or a cond branch, defining node `node`'s values.
     Results { node: usize },
     /// A loop condition's verdict on `vars`.
-    LoopCond { node: usize, vars: Vec<V> },
+    LoopCond { node: usize, vars: Slots<V> },
     /// A loop body's new variables.
     LoopBody { node: usize },
 }
@@ -109,7 +158,7 @@ enum Wait<V> {
 struct Frame<'l, V> {
     func: &'l Function,
     plan: &'l Plan,
-    values: Vec<Option<V>>,
+    values: Slots<V>,
     pc: usize,
     wait: Wait<V>,
 }
@@ -117,9 +166,9 @@ struct Frame<'l, V> {
 /// What running a frame's nodes ended with.
 enum Step<V> {
     /// Invoke `callee` on `args` (the frame waits).
-    Invoke { callee: FnId, args: Vec<V> },
+    Invoke { callee: FnId, args: Slots<V> },
     /// The frame's function returned.
-    Return(Vec<V>),
+    Return(Slots<V>),
 }
 
 fn internal(what: impl std::fmt::Display) -> OpError {
@@ -169,15 +218,18 @@ impl<'l, D: Device> Executor<'l, D> {
         self
     }
 
-    fn frame(&self, id: FnId, args: Vec<D::Value>) -> Result<Frame<'_, D::Value>, OpError> {
+    fn plan(&self, id: FnId) -> Result<&Plan, OpError> {
+        self.plans.get(id.0 as usize).ok_or_else(|| internal("missing plan"))
+    }
+
+    /// A frame of function `id` whose values start as `args`.
+    fn frame(&self, id: FnId, mut values: Slots<D::Value>) -> Result<Frame<'_, D::Value>, OpError> {
         let lib = self.lib;
         let func = lib.get(id).ok_or_else(|| internal(format!("no function #{}", id.0)))?;
-        let plan = self.plans.get(id.0 as usize).ok_or_else(|| internal("missing plan"))?;
-        if args.len() != func.params.len() {
-            return Err(internal(format!("{} given {} arguments", func.name, args.len())));
+        let plan = self.plan(id)?;
+        if values.len() != func.params.len() {
+            return Err(internal(format!("{} given {} arguments", func.name, values.len())));
         }
-        let mut values: Vec<Option<D::Value>> = Vec::with_capacity(plan.num_values);
-        values.extend(args.into_iter().map(Some));
         values.resize(plan.num_values, None);
         for &v in &plan.unused_params {
             values[v] = None;
@@ -209,23 +261,26 @@ impl<'l, D: Device> Executor<'l, D> {
                 )));
             }
         }
-        let args = args.iter().map(|t| self.device.upload(t)).collect::<Result<Vec<_>, _>>()?;
+        let args = args.iter().map(|t| self.device.upload(t).map(Some)).collect::<Result<Vec<_>, _>>()?;
         let mut stack = vec![self.frame(f, args)?];
-        let mut returned: Option<Vec<D::Value>> = None;
+        let mut pool = Pool(Vec::new());
+        let mut returned: Option<Slots<D::Value>> = None;
         loop {
             let frame = stack.last_mut().ok_or_else(|| internal("empty stack"))?;
             if let Some(results) = returned.take() {
-                if let Some(invoke) = self.resume(frame, results)? {
+                if let Some(invoke) = self.resume(frame, results, &mut pool)? {
                     self.push(&mut stack, invoke)?;
                     continue;
                 }
             }
-            match self.step(frame)? {
+            match self.step(frame, &mut pool)? {
                 Step::Invoke { callee, args } => self.push(&mut stack, (callee, args))?,
                 Step::Return(results) => {
-                    stack.pop();
+                    if let Some(done) = stack.pop() {
+                        pool.give(done.values);
+                    }
                     if stack.is_empty() {
-                        return results.iter().map(|v| self.device.download(v)).collect();
+                        return results.iter().map(|v| self.device.download(v.as_ref().ok_or_else(|| internal("a result is missing"))?)).collect();
                     }
                     returned = Some(results);
                 }
@@ -233,7 +288,7 @@ impl<'l, D: Device> Executor<'l, D> {
         }
     }
 
-    fn push<'e>(&'e self, stack: &mut Vec<Frame<'e, D::Value>>, (callee, args): (FnId, Vec<D::Value>)) -> Result<(), OpError> {
+    fn push<'e>(&'e self, stack: &mut Vec<Frame<'e, D::Value>>, (callee, args): (FnId, Slots<D::Value>)) -> Result<(), OpError> {
         if stack.len() >= self.max_depth {
             return Err(OpError::recursion_limit());
         }
@@ -254,18 +309,25 @@ impl<'l, D: Device> Executor<'l, D> {
 
     /// Hands `results` to the waiting frame; a loop may invoke again.
     #[allow(clippy::type_complexity)]
-    fn resume(&self, frame: &mut Frame<'_, D::Value>, results: Vec<D::Value>) -> Result<Option<(FnId, Vec<D::Value>)>, OpError> {
+    fn resume(
+        &self,
+        frame: &mut Frame<'_, D::Value>,
+        results: Slots<D::Value>,
+        pool: &mut Pool<D::Value>,
+    ) -> Result<Option<(FnId, Slots<D::Value>)>, OpError> {
         let func = frame.func;
         let node_of = |node: usize| func.nodes.get(node).ok_or_else(|| internal("bad node"));
         match std::mem::replace(&mut frame.wait, Wait::Nothing) {
             Wait::Nothing => Err(internal("results with nothing waiting")),
             Wait::Results { node } => {
-                define(frame, node, results)?;
+                define(frame, node, results, pool)?;
                 Ok(None)
             }
             Wait::LoopCond { node, vars } => {
-                let verdict = results.first().ok_or_else(|| internal("a loop condition returned nothing"))?;
-                if self.truth(verdict)? {
+                let verdict = results.first().and_then(Option::as_ref);
+                let verdict = self.truth(verdict.ok_or_else(|| internal("a loop condition returned nothing"))?)?;
+                pool.give(results);
+                if verdict {
                     let Node::While { body_fn, .. } = node_of(node)? else {
                         return Err(internal("loop state on a non-loop node"));
                     };
@@ -273,7 +335,7 @@ impl<'l, D: Device> Executor<'l, D> {
                     frame.wait = Wait::LoopBody { node };
                     Ok(Some((body, vars)))
                 } else {
-                    define(frame, node, vars)?;
+                    define(frame, node, vars, pool)?;
                     Ok(None)
                 }
             }
@@ -282,53 +344,91 @@ impl<'l, D: Device> Executor<'l, D> {
                     return Err(internal("loop state on a non-loop node"));
                 };
                 let cond = *cond_fn;
-                frame.wait = Wait::LoopCond { node, vars: results.clone() };
-                Ok(Some((cond, results)))
+                let args = self.cond_args(cond, &results, pool)?;
+                frame.wait = Wait::LoopCond { node, vars: results };
+                Ok(Some((cond, args)))
             }
         }
     }
 
+    /// A loop condition's arguments: the loop variables it reads (the
+    /// others, often most, are not copied).
+    fn cond_args(&self, cond: FnId, vars: &Slots<D::Value>, pool: &mut Pool<D::Value>) -> Result<Slots<D::Value>, OpError> {
+        let used = &self.plan(cond)?.param_used;
+        let mut args = pool.take();
+        args.extend(vars.iter().zip(used).map(|(v, &u)| if u { v.clone() } else { None }));
+        Ok(args)
+    }
+
     /// Runs the frame's nodes from its `pc` until it invokes a function or returns.
-    fn step(&self, frame: &mut Frame<'_, D::Value>) -> Result<Step<D::Value>, OpError> {
+    fn step(&self, frame: &mut Frame<'_, D::Value>, pool: &mut Pool<D::Value>) -> Result<Step<D::Value>, OpError> {
         let func = frame.func;
         while let Some(node) = func.nodes.get(frame.pc) {
             let i = frame.pc;
             match node {
                 Node::Const(t) => define_one(frame, i, self.device.upload(t)?)?,
                 Node::Op { op, inputs } => {
-                    let out = {
+                    let sig = frame.plan.op_sigs.get(i).and_then(Option::as_ref);
+                    let donor = frame.plan.donor.get(i).copied().flatten();
+                    let out = if let Some(k) = donor {
+                        let slot = inputs.get(k).and_then(|v| frame.values.get_mut(v.0 as usize));
+                        let given = slot.and_then(Option::take).ok_or_else(|| internal("a donated input is not available"))?;
+                        let mut others: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
+                        for (pos, &v) in inputs.iter().enumerate() {
+                            if pos != k {
+                                others.push(read(&frame.values, v)?);
+                            }
+                        }
+                        self.device.op_into(op, given, k, &others, sig)?
+                    } else {
                         let mut args: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
                         for &v in inputs.iter() {
                             args.push(read(&frame.values, v)?);
                         }
-                        self.device.op(op, &args, frame.plan.op_sigs.get(i).and_then(Option::as_ref))?
+                        self.device.op(op, &args, sig)?
                     };
                     free(frame, i);
                     define_one(frame, i, out)?;
                 }
                 Node::Cond { pred, then_fn, else_fn, inputs } => {
                     let p = self.truth(read(&frame.values, *pred)?)?;
-                    let args = read_all(&frame.values, inputs)?;
+                    let args = read_all(&frame.values, inputs, pool)?;
                     free(frame, i);
                     frame.wait = Wait::Results { node: i };
                     return Ok(Step::Invoke { callee: if p { *then_fn } else { *else_fn }, args });
                 }
                 Node::While { cond_fn, inputs, .. } => {
-                    let vars = read_all(&frame.values, inputs)?;
+                    let vars = read_all(&frame.values, inputs, pool)?;
                     free(frame, i);
-                    frame.wait = Wait::LoopCond { node: i, vars: vars.clone() };
-                    return Ok(Step::Invoke { callee: *cond_fn, args: vars });
+                    let args = self.cond_args(*cond_fn, &vars, pool)?;
+                    frame.wait = Wait::LoopCond { node: i, vars };
+                    return Ok(Step::Invoke { callee: *cond_fn, args });
                 }
                 Node::Call { callee, inputs } => {
-                    let args = read_all(&frame.values, inputs)?;
+                    let args = read_all(&frame.values, inputs, pool)?;
                     free(frame, i);
                     frame.wait = Wait::Results { node: i };
                     return Ok(Step::Invoke { callee: *callee, args });
                 }
             }
         }
-        Ok(Step::Return(read_all(&frame.values, &func.outputs)?))
+        // The frame ends: its values move out (copied only when returned twice).
+        let mut results = pool.take();
+        for (k, v) in func.outputs.iter().enumerate() {
+            let repeated = func.outputs[k + 1..].contains(v);
+            let slot = frame.values.get_mut(v.0 as usize).ok_or_else(|| internal(format!("x{} is not available", v.0)))?;
+            let value = if repeated { slot.clone() } else { slot.take() };
+            results.push(Some(value.ok_or_else(|| internal(format!("x{} is not available", v.0)))?));
+        }
+        Ok(Step::Return(results))
     }
+}
+
+/// All inputs of an op: `others` with `donor` put back at position `k`.
+fn with_donor<'a, V>(others: &[&'a V], k: usize, donor: &'a V) -> smallvec::SmallVec<[&'a V; 4]> {
+    let mut inputs: smallvec::SmallVec<[&V; 4]> = others.iter().copied().collect();
+    inputs.insert(k.min(inputs.len()), donor);
+    inputs
 }
 
 fn read<V>(values: &[Option<V>], v: ValueId) -> Result<&V, OpError> {
@@ -338,8 +438,12 @@ fn read<V>(values: &[Option<V>], v: ValueId) -> Result<&V, OpError> {
         .ok_or_else(|| internal(format!("x{} is not available", v.0)))
 }
 
-fn read_all<V: Clone>(values: &[Option<V>], vs: &[ValueId]) -> Result<Vec<V>, OpError> {
-    vs.iter().map(|&v| read(values, v).cloned()).collect()
+fn read_all<V: Clone>(values: &[Option<V>], vs: &[ValueId], pool: &mut Pool<V>) -> Result<Slots<V>, OpError> {
+    let mut out = pool.take();
+    for &v in vs {
+        out.push(Some(read(values, v)?.clone()));
+    }
+    Ok(out)
 }
 
 /// `define` for a node of one output, without a vector.
@@ -353,14 +457,15 @@ fn define_one<V>(frame: &mut Frame<'_, V>, node: usize, result: V) -> Result<(),
 }
 
 /// Stores `results` as node `node`'s outputs (skipping dead ones) and moves on.
-fn define<V>(frame: &mut Frame<'_, V>, node: usize, results: Vec<V>) -> Result<(), OpError> {
+fn define<V>(frame: &mut Frame<'_, V>, node: usize, mut results: Slots<V>, pool: &mut Pool<V>) -> Result<(), OpError> {
     let first = frame.plan.first_output.get(node).copied().ok_or_else(|| internal("bad node"))?;
     let slots = frame.values.get_mut(first..first + results.len()).ok_or_else(|| internal("too many results"))?;
-    for (k, (slot, t)) in slots.iter_mut().zip(results).enumerate() {
+    for (k, (slot, t)) in slots.iter_mut().zip(results.iter_mut()).enumerate() {
         if !frame.plan.dead[first + k] {
-            *slot = Some(t);
+            *slot = t.take();
         }
     }
+    pool.give(results);
     frame.pc = node + 1;
     Ok(())
 }

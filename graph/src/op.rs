@@ -31,6 +31,8 @@ pub enum Op {
     Exp,
     Log,
     Sqrt,
+    /// float32: the crate's own, equal to float64 `tanh` rounded to float32
+    /// (`kernels/tanh32.rs`); float64: libm's.
     Tanh,
     /// `1 / (1 + exp(-x))`.
     Sigmoid,

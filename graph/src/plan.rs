@@ -14,11 +14,18 @@ pub(crate) struct Plan {
     pub free_after: Vec<Vec<usize>>,
     /// Parameters nothing reads: dropped on entry.
     pub unused_params: Vec<usize>,
+    /// Per parameter: whether anything reads or returns it (a loop
+    /// condition is handed only these).
+    pub param_used: Vec<bool>,
     /// Node outputs nothing reads (nor returns): never stored.
     pub dead: Vec<bool>,
     /// The dtype and shape of each `Op` node's output, inferred once here
     /// (validation proved them), so the executor does not infer per run.
     pub op_sigs: Vec<Option<Sig>>,
+    /// Per `Op` node: an input position whose value is read for the last
+    /// time there (once), with the output's dtype and shape: the device may
+    /// compute the output into its storage.
+    pub donor: Vec<Option<usize>>,
 }
 
 impl Plan {
@@ -58,9 +65,53 @@ impl Plan {
                 None => dead[v] = true,
             }
         }
-        let op_sigs = op_signatures(lib, f);
-        Plan { first_output, num_values, free_after, unused_params, dead, op_sigs }
+        let (op_sigs, value_sigs) = op_signatures(lib, f);
+        let donor = f
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, node)| {
+                let (Node::Op { inputs, .. }, Some(out)) = (node, op_sigs[i].as_ref()) else {
+                    return None;
+                };
+                inputs.iter().position(|v| {
+                    let v = v.0 as usize;
+                    free_after[i].contains(&v)
+                        && inputs.iter().filter(|w| w.0 as usize == v).count() == 1
+                        && value_sigs.get(v) == Some(out)
+                })
+            })
+            .collect();
+        let param_used = (0..f.params.len()).map(|v| !unused_params.contains(&v)).collect();
+        Plan { first_output, num_values, free_after, unused_params, param_used, dead, op_sigs, donor }
     }
+}
+
+/// Each `Op` node's output signature (None when a signature cannot be
+/// inferred: the executor then infers at run time), and every value's
+/// signature in order as far as known.
+fn op_signatures(lib: &Library, f: &Function) -> (Vec<Option<Sig>>, Vec<Sig>) {
+    let mut values: Vec<Sig> = f.params.clone();
+    let mut out = Vec::with_capacity(f.nodes.len());
+    for node in &f.nodes {
+        let sigs: Option<Vec<Sig>> = match node {
+            Node::Const(t) => Some(vec![(t.dtype(), t.shape().to_vec())]),
+            Node::Op { op, inputs } => {
+                let ins: Option<Vec<Sig>> = inputs.iter().map(|v| values.get(v.0 as usize).cloned()).collect();
+                ins.and_then(|ins| crate::infer(op, &ins).ok()).map(|s| vec![s])
+            }
+            Node::Cond { then_fn: callee, .. } | Node::Call { callee, .. } => lib.get(*callee).map(|c| c.results.clone()),
+            Node::While { inputs, .. } => inputs.iter().map(|v| values.get(v.0 as usize).cloned()).collect(),
+        };
+        let Some(sigs) = sigs else {
+            // Unknown from here on: leave the rest to run-time inference.
+            out.resize(f.nodes.len(), None);
+            return (out, values);
+        };
+        out.push(if matches!(node, Node::Op { .. }) { sigs.first().cloned() } else { None });
+        values.extend(sigs);
+    }
+    (out, values)
 }
 
 #[cfg(test)]
@@ -96,30 +147,4 @@ mod tests {
         assert_eq!(plan.unused_params, vec![1]);
         assert_eq!(plan.dead, vec![false, false, false, false, true, false]);
     }
-}
-
-/// Every value's signature in order, then each `Op` node's (None when a
-/// signature cannot be inferred: the executor then infers at run time).
-fn op_signatures(lib: &Library, f: &Function) -> Vec<Option<Sig>> {
-    let mut values: Vec<Sig> = f.params.clone();
-    let mut out = Vec::with_capacity(f.nodes.len());
-    for node in &f.nodes {
-        let sigs: Option<Vec<Sig>> = match node {
-            Node::Const(t) => Some(vec![(t.dtype(), t.shape().to_vec())]),
-            Node::Op { op, inputs } => {
-                let ins: Option<Vec<Sig>> = inputs.iter().map(|v| values.get(v.0 as usize).cloned()).collect();
-                ins.and_then(|ins| crate::infer(op, &ins).ok()).map(|s| vec![s])
-            }
-            Node::Cond { then_fn: callee, .. } | Node::Call { callee, .. } => lib.get(*callee).map(|c| c.results.clone()),
-            Node::While { inputs, .. } => inputs.iter().map(|v| values.get(v.0 as usize).cloned()).collect(),
-        };
-        let Some(sigs) = sigs else {
-            // Unknown from here on: leave the rest to run-time inference.
-            out.resize(f.nodes.len(), None);
-            return out;
-        };
-        out.push(if matches!(node, Node::Op { .. }) { sigs.first().cloned() } else { None });
-        values.extend(sigs);
-    }
-    out
 }

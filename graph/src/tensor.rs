@@ -78,6 +78,11 @@ impl Tensor {
         &self.0
     }
 
+    /// The elements to write, when this is the only reference to them.
+    pub(crate) fn data_mut(&mut self) -> Option<&mut Data> {
+        Arc::get_mut(&mut self.0)
+    }
+
     /// The elements, without copying when this is the only reference.
     pub fn into_data(self) -> Data {
         Arc::try_unwrap(self.0).unwrap_or_else(|shared| (*shared).clone())

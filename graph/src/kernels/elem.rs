@@ -48,6 +48,12 @@ pub(crate) trait Float: Number {
     fn sqrt(self) -> Self;
     fn tanh(self) -> Self;
     fn sigmoid(self) -> Self;
+    /// `v[i] = v[i].tanh()`: a type may vectorise the loop (same bits).
+    fn tanh_in_place(v: &mut [Self]) {
+        for x in v {
+            *x = x.tanh();
+        }
+    }
 }
 
 /// Bools and ints: `&`, `|`, `^`.
@@ -208,7 +214,7 @@ int_impl!(i32, I32);
 int_impl!(i64, I64);
 
 macro_rules! float_impl {
-    ($t:ty, $variant:ident) => {
+    ($t:ty, $variant:ident, $tanh:path, $($tanh_slice:path)?) => {
         impl Elem for $t {
             fn wrap(a: ArrayD<$t>) -> Data {
                 Data::$variant(a)
@@ -269,8 +275,11 @@ macro_rules! float_impl {
                 <$t>::sqrt(self)
             }
             fn tanh(self) -> $t {
-                <$t>::tanh(self)
+                $tanh(self)
             }
+            $(fn tanh_in_place(v: &mut [$t]) {
+                $tanh_slice(v)
+            })?
             fn sigmoid(self) -> $t {
                 1.0 / (1.0 + <$t>::exp(-self))
             }
@@ -278,5 +287,7 @@ macro_rules! float_impl {
     };
 }
 
-float_impl!(f32, F32);
-float_impl!(f64, F64);
+// float32's tanh is the crate's own (kernels/tanh32.rs, vectorisable);
+// float64's is libm's.
+float_impl!(f32, F32, super::tanh32::tanh_f32, super::tanh32::tanh_f32_in_place);
+float_impl!(f64, F64, f64::tanh,);

@@ -5,7 +5,7 @@
 use super::elem::{maximum, minimum, relu, Bits, Elem, Float, Int, Number};
 use crate::error::OpError;
 use crate::op::Op;
-use crate::shape::same_shape;
+use crate::shape::{array_of, same_shape};
 use crate::tensor::Data;
 use ndarray::{ArrayD, IxDyn, Zip};
 
@@ -20,7 +20,7 @@ pub(crate) fn zip2<T: Copy, U>(
     shape: &[usize],
     f: impl Fn(T, T) -> U,
 ) -> Result<ArrayD<U>, OpError> {
-    let out = |v: Vec<U>| ArrayD::from_shape_vec(IxDyn(shape), v).map_err(|_| broadcast_failed(shape));
+    let out = |v: Vec<U>| array_of(shape, v).map_err(|_| broadcast_failed(shape));
     // Fast paths on contiguous row-major data: equal shapes, or a one-element
     // operand (a scalar, typically) against a full-shaped one.
     let (full_a, full_b) = (same_shape(a.shape(), shape), same_shape(b.shape(), shape));
@@ -34,10 +34,24 @@ pub(crate) fn zip2<T: Copy, U>(
         if let ([p], true) = (x, full_b) {
             return out(y.iter().map(|&q| f(*p, q)).collect());
         }
+        // One operand repeated along leading axes (`[8, 16] + [16]`).
+        if full_a && !y.is_empty() && is_suffix(b.shape(), shape) {
+            return out(x.chunks_exact(y.len()).flat_map(|row| row.iter().zip(y).map(|(&p, &q)| f(p, q))).collect());
+        }
+        if full_b && !x.is_empty() && is_suffix(a.shape(), shape) {
+            return out(y.chunks_exact(x.len()).flat_map(|row| x.iter().zip(row).map(|(&p, &q)| f(p, q))).collect());
+        }
     }
     let av = a.broadcast(IxDyn(shape)).ok_or_else(|| broadcast_failed(shape))?;
     let bv = b.broadcast(IxDyn(shape)).ok_or_else(|| broadcast_failed(shape))?;
     Ok(Zip::from(&av).and(&bv).map_collect(|&x, &y| f(x, y)))
+}
+
+/// Whether `part`, without leading 1s, is the trailing dims of `shape`.
+pub(crate) fn is_suffix(part: &[usize], shape: &[usize]) -> bool {
+    let start = part.iter().position(|&d| d != 1).unwrap_or(part.len());
+    let part = &part[start..];
+    part.len() <= shape.len() && same_shape(part, &shape[shape.len() - part.len()..])
 }
 
 /// Whether any element of `b`, as broadcast to `shape`, satisfies `p` (an
@@ -67,7 +81,14 @@ pub(crate) fn float_unary<T: Float>(op: &Op, a: &ArrayD<T>) -> Result<Data, OpEr
         Op::Exp => a.mapv(T::exp),
         Op::Log => a.mapv(T::ln),
         Op::Sqrt => a.mapv(T::sqrt),
-        Op::Tanh => a.mapv(T::tanh),
+        Op::Tanh => match a.as_slice() {
+            Some(x) => {
+                let mut out = x.to_vec();
+                T::tanh_in_place(&mut out);
+                array_of(a.shape(), out).map_err(|_| broadcast_failed(a.shape()))?
+            }
+            None => a.mapv(T::tanh),
+        },
         Op::Sigmoid => a.mapv(T::sigmoid),
         _ => return Err(OpError::unimplemented(format!("{} is not a float op", op.name()))),
     }))

@@ -3,8 +3,8 @@
 
 use crate::error::OpError;
 use crate::op::IndexItem;
-use crate::shape::check_num_elements;
-use ndarray::{ArrayD, IxDyn};
+use crate::shape::{array_of, check_num_elements};
+use ndarray::ArrayD;
 
 /// What an index keeps of one input axis.
 #[derive(Clone, Copy, Debug)]
@@ -175,6 +175,22 @@ impl IndexPlan {
                 counter[ax] = 0;
             }
         }
-        ArrayD::from_shape_vec(IxDyn(&self.out_shape), out).map_err(|_| internal())
+        array_of(&self.out_shape, out).map_err(|_| internal())
     }
+}
+
+/// `a[at]` along axis 0 (`Gather`): the row copied straight from contiguous
+/// storage; anything else (an index out of range, for its error) through
+/// the general plan.
+pub(crate) fn gather_row<T: Copy>(a: &ArrayD<T>, at: i64) -> Result<ArrayD<T>, OpError> {
+    let size = a.shape().first().copied().unwrap_or(0);
+    let j = if at < 0 { i128::from(at) + size as i128 } else { i128::from(at) };
+    if let (true, Some(src)) = (j >= 0 && j < size as i128, a.as_slice()) {
+        let row = src.len() / size;
+        let j = j as usize;
+        let out = src[j * row..(j + 1) * row].to_vec();
+        return array_of(&a.shape()[1..], out)
+            .map_err(|_| OpError::invalid("internal error: gather does not fit its input"));
+    }
+    IndexPlan::new(&[IndexItem::At(at)], a.shape())?.gather(a)
 }

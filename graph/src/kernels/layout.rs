@@ -4,7 +4,7 @@
 
 use crate::dtype::DType;
 use crate::error::OpError;
-use crate::shape::{check_num_elements, fmt_shape, normalize_axis};
+use crate::shape::{array_of, check_num_elements, fmt_shape, normalize_axis};
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
 fn internal(e: impl std::fmt::Display) -> OpError {
@@ -78,6 +78,16 @@ pub(crate) fn transpose_perm(perm: &Option<Vec<usize>>, rank: usize) -> Result<V
 }
 
 pub(crate) fn transpose<T: Clone>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<T> {
+    // A contiguous matrix: element (i, j) to (j, i), without ndarray's n-d walk.
+    if let (&[1, 0], &[m, n], Some(src)) = (perm, a.shape(), a.as_slice()) {
+        let mut out: Vec<T> = Vec::with_capacity(n * m);
+        for j in 0..n {
+            out.extend((0..m).map(|i| src[i * n + j].clone()));
+        }
+        if let Ok(out) = array_of(&[n, m], out) {
+            return out;
+        }
+    }
     a.view().permuted_axes(IxDyn(perm)).as_standard_layout().into_owned()
 }
 

@@ -3,9 +3,10 @@
 //! `a[i, p] * b[p, j]` for `p = 0, 1, ..., k-1` in order, in the input dtype.
 
 use super::elem::Number;
+use super::matmul_tiles::matmul_into;
 use crate::error::OpError;
-use crate::shape::{check_num_elements, fmt_shape};
-use ndarray::{ArrayD, IxDyn};
+use crate::shape::{array_of, check_num_elements, fmt_shape};
+use ndarray::ArrayD;
 
 /// The output shape, or TF's errors for ranks below 2, unequal ranks or batch
 /// dims, and mismatched inner dims.
@@ -39,7 +40,8 @@ pub(crate) fn matmul_shape(a: &[usize], b: &[usize]) -> Result<Vec<usize>, OpErr
             fmt_shape(b)
         )));
     }
-    let mut out = a[..r - 1].to_vec();
+    let mut out = Vec::with_capacity(r);
+    out.extend_from_slice(&a[..r - 1]);
     out.push(b[r - 1]);
     check_num_elements(&out)?;
     Ok(out)
@@ -60,18 +62,7 @@ pub(crate) fn matmul<T: Number>(a: &ArrayD<T>, b: &ArrayD<T>) -> Result<ArrayD<T
         let a_mat = &av[batch * m * k..(batch + 1) * m * k];
         let b_mat = &bv[batch * k * n..(batch + 1) * k * n];
         let o_mat = &mut out[batch * m * n..(batch + 1) * m * n];
-        for i in 0..m {
-            let row = &mut o_mat[i * n..(i + 1) * n];
-            // i-p-j order touches memory in rows; every row[j] still adds its
-            // products in increasing p, so the sums are the sequential ones.
-            for p in 0..k {
-                let x = a_mat[i * k + p];
-                let b_row = &b_mat[p * n..(p + 1) * n];
-                for (o, &y) in row.iter_mut().zip(b_row) {
-                    *o = o.add(x.mul(y));
-                }
-            }
-        }
+        matmul_into(a_mat, b_mat, o_mat, m, k, n);
     }
-    ArrayD::from_shape_vec(IxDyn(&out_shape), out).map_err(|e| OpError::invalid(format!("internal error: {e}")))
+    array_of(&out_shape, out).map_err(|e| OpError::invalid(format!("internal error: {e}")))
 }

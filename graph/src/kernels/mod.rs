@@ -4,8 +4,12 @@
 pub(crate) mod cast;
 pub(crate) mod elem;
 pub(crate) mod elementwise;
+mod first_extreme;
 pub(crate) mod generate;
+pub(crate) mod in_place;
 pub(crate) mod index;
 pub(crate) mod layout;
 pub(crate) mod matmul;
+mod matmul_tiles;
 pub(crate) mod reduce;
+mod tanh32;

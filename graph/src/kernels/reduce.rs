@@ -2,9 +2,10 @@
 //! its reduced elements sequentially in row-major order, in the input dtype,
 //! so the result is the same wherever it is computed.
 
-use super::elem::{maximum, minimum, Elem, Number};
+use super::elem::{Elem, Number};
+use super::first_extreme::first_extreme;
 use crate::error::OpError;
-use crate::shape::{fmt_shape, normalize_axis};
+use crate::shape::{array_of, fmt_shape, normalize_axis};
 use ndarray::{ArrayD, IxDyn};
 
 /// Which axes a reduction folds: `None` means all; negative axes count from
@@ -49,66 +50,63 @@ pub(crate) fn reduced_shape(shape: &[usize], mask: &[bool], keepdims: bool) -> (
 }
 
 /// `f` folds each group of reduced elements (a slice, in row-major order) to
-/// one output element.
-fn fold_groups<T: Copy, U>(
+/// one output element; the outputs in row-major order, collected.
+fn fold_groups<T: Copy, U, C: FromIterator<U>>(
     a: &ArrayD<T>,
     mask: &[bool],
     out_shape: &[usize],
     f: impl FnMut(&[T]) -> U,
-) -> Result<ArrayD<U>, OpError> {
-    let internal = |e: &dyn std::fmt::Display| OpError::invalid(format!("internal error: {e}"));
-    let kept = (0..mask.len()).filter(|&i| !mask[i]);
-    let perm: Vec<usize> = kept.chain((0..mask.len()).filter(|&i| mask[i])).collect();
+) -> Result<C, OpError> {
     let count: usize = a.shape().iter().zip(mask).filter(|(_, &m)| m).map(|(&d, _)| d).product();
     let groups: usize = out_shape.iter().product();
     // Kept axes first, reduced axes last: in row-major order each output's
-    // elements are then consecutive (copied only when the layout needs it).
-    let view = a.view().permuted_axes(IxDyn(&perm));
-    let standard = view.as_standard_layout();
-    let flat = standard.as_slice().ok_or_else(|| internal(&"not contiguous"))?;
-    let out: Vec<U> = if count == 0 {
+    // elements are then consecutive. Already so in contiguous storage when
+    // the reduced axes are the last ones: read as it is; else a copy.
+    let (view, standard);
+    let flat = match a.as_slice() {
+        Some(flat) if mask.windows(2).all(|w| !w[0] || w[1]) => flat,
+        _ => {
+            let kept = (0..mask.len()).filter(|&i| !mask[i]);
+            let perm: Vec<usize> = kept.chain((0..mask.len()).filter(|&i| mask[i])).collect();
+            view = a.view().permuted_axes(IxDyn(&perm));
+            standard = view.as_standard_layout();
+            standard.as_slice().ok_or_else(|| internal(&"not contiguous"))?
+        }
+    };
+    Ok(if count == 0 {
         let mut f = f;
         (0..groups).map(|_| f(&[])).collect()
     } else {
         flat.chunks_exact(count).map(f).collect()
-    };
-    ArrayD::from_shape_vec(IxDyn(out_shape), out).map_err(|e| internal(&e))
+    })
+}
+
+fn internal(e: &dyn std::fmt::Display) -> OpError {
+    OpError::invalid(format!("internal error: {e}"))
+}
+
+fn shaped<U>(out_shape: &[usize], values: Vec<U>) -> Result<ArrayD<U>, OpError> {
+    array_of(out_shape, values).map_err(|e| internal(&e))
 }
 
 pub(crate) fn sum<T: Number>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize]) -> Result<ArrayD<T>, OpError> {
-    fold_groups(a, mask, out_shape, |g| g.iter().fold(T::ZERO, |acc, &x| acc.add(x)))
+    shaped(out_shape, fold_groups(a, mask, out_shape, |g| g.iter().fold(T::ZERO, |acc, &x| acc.add(x)))?)
 }
 
 pub(crate) fn mean<T: Number>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize]) -> Result<ArrayD<T>, OpError> {
-    fold_groups(a, mask, out_shape, |g| g.iter().fold(T::ZERO, |acc, &x| acc.add(x)).div_count(g.len()))
+    shaped(out_shape, fold_groups(a, mask, out_shape, |g| g.iter().fold(T::ZERO, |acc, &x| acc.add(x)).div_count(g.len()))?)
 }
 
 /// Max (`is_max`) or min; an empty group is an error (`infer` refuses it first).
 pub(crate) fn extreme<T: Elem>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize], is_max: bool) -> Result<ArrayD<T>, OpError> {
-    let folded = if is_max {
-        fold_groups(a, mask, out_shape, |g| g.split_first().map(|(&x, rest)| rest.iter().fold(x, |m, &y| maximum(m, y))))?
-    } else {
-        fold_groups(a, mask, out_shape, |g| g.split_first().map(|(&x, rest)| rest.iter().fold(x, |m, &y| minimum(m, y))))?
-    };
-    let values: Option<Vec<T>> = folded.iter().copied().collect();
-    let values = values.ok_or_else(|| OpError::invalid("cannot reduce an empty axis with max or min"))?;
-    ArrayD::from_shape_vec(IxDyn(out_shape), values).map_err(|e| OpError::invalid(format!("internal error: {e}")))
+    let values: Option<Vec<T>> = fold_groups(a, mask, out_shape, |g| first_extreme(g, is_max).map(|(_, x)| x))?;
+    shaped(out_shape, values.ok_or_else(|| OpError::invalid("cannot reduce an empty axis with max or min"))?)
 }
 
 /// The position of the first maximum along `axis` (NaN counts as the maximum).
 pub(crate) fn argmax<T: Elem>(a: &ArrayD<T>, axis: usize, out_shape: &[usize]) -> Result<ArrayD<i64>, OpError> {
-    let mask: Vec<bool> = (0..a.ndim()).map(|i| i == axis).collect();
-    fold_groups(a, &mask, out_shape, |g| {
-        let mut best: Option<(usize, T)> = None;
-        for (i, &x) in g.iter().enumerate() {
-            match best {
-                Some((_, b)) if b.is_nan() => break,
-                Some((_, b)) if !(x.is_nan() || x > b) => {}
-                _ => best = Some((i, x)),
-            }
-        }
-        best.map_or(0, |(i, _)| i as i64)
-    })
+    let mask: smallvec::SmallVec<[bool; 8]> = (0..a.ndim()).map(|i| i == axis).collect();
+    shaped(out_shape, fold_groups(a, &mask, out_shape, |g| first_extreme(g, true).map_or(0, |(i, _)| i as i64))?)
 }
 
 /// The shape `ArgMax` returns, or an error for a scalar or an empty axis.

@@ -148,3 +148,40 @@ fn unused_values_and_outputs_returned_twice() {
     let out = run(&lib, FnId(0), &[Tensor::scalar_i32(3), Tensor::scalar_i32(4)]).unwrap();
     assert_eq!(out, vec![Tensor::scalar_i32(7), Tensor::scalar_i32(7), Tensor::scalar_i32(3)]);
 }
+
+/// Values read for the last time are handed to the op (written in place
+/// when elementwise): a chain of such ops, each operand order and
+/// broadcast, gives the eager bits, and a value still read later is not
+/// overwritten.
+#[test]
+fn ops_writing_into_dying_inputs_give_the_eager_bits() {
+    let m = sig(DType::Float32, &[2, 3]);
+    let row = sig(DType::Float32, &[3]);
+    let mut lib = Library::new();
+    lib.add(func(
+        "chain",
+        vec![m.clone(), row],
+        vec![m.clone(), m],
+        vec![
+            op(Op::Neg, &[0]),         // x2: a fresh value
+            op(Op::Add, &[2, 1]),      // x3 = x2 + row (x2 dies: left donor)
+            konst(Tensor::scalar_f32(0.5)),
+            op(Op::Sub, &[4, 3]),      // x5 = 0.5 - x3 (x3 dies: right donor)
+            op(Op::Tanh, &[5]),        // x6
+            op(Op::Mul, &[1, 6]),      // x7 = row * x6 (right donor, row repeated)
+            op(Op::Maximum, &[7, 4]),  // x8 = max(x7, 0.5) (left donor, a scalar)
+            op(Op::Sub, &[8, 8]),      // x9: x8 read twice, not donated
+            op(Op::Abs, &[0]),         // x10: x0 is an argument (shared): not written
+        ],
+        &[9, 10],
+    ));
+    let x = Tensor::from_f32(vec![1.0, -2.5, 0.0, 3.0, -0.0, 7.0], &[2, 3]).unwrap();
+    let r = Tensor::from_f32(vec![0.25, -1.0, 2.0], &[3]).unwrap();
+    let got = run(&lib, FnId(0), &[x.clone(), r.clone()]).unwrap();
+    let ev = |o: Op, xs: &[&Tensor]| stagecheck_graph::eval(&o, xs).unwrap();
+    let x3 = ev(Op::Add, &[&ev(Op::Neg, &[&x]), &r]);
+    let x6 = ev(Op::Tanh, &[&ev(Op::Sub, &[&Tensor::scalar_f32(0.5), &x3])]);
+    let x8 = ev(Op::Maximum, &[&ev(Op::Mul, &[&r, &x6]), &Tensor::scalar_f32(0.5)]);
+    assert_eq!(got, vec![ev(Op::Sub, &[&x8, &x8]), ev(Op::Abs, &[&x])]);
+    assert_eq!(x, Tensor::from_f32(vec![1.0, -2.5, 0.0, 3.0, -0.0, 7.0], &[2, 3]).unwrap());
+}

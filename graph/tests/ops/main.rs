@@ -3,6 +3,7 @@
 mod cast;
 mod dtype_rules;
 mod elementwise;
+mod fast_paths;
 mod generate;
 mod index;
 mod layout;
