@@ -25,8 +25,8 @@
 
 use crate::capture;
 use rustpython_vm::{
-    builtins::{PyDict, PyDictRef}, signal::UserSignalSender, AsObject, Interpreter, PyObjectRef,
-    PyResult, Settings, VirtualMachine,
+    builtins::{PyDict, PyDictRef, PyStrInterned, PyType, PyTypeRef}, signal::UserSignalSender, AsObject,
+    Interpreter, PyObjectRef, PyResult, Settings, VirtualMachine,
 };
 use std::cell::RefCell;
 
@@ -57,7 +57,14 @@ pub struct Snapshot {
     /// `sys.modules` and each runtime module's. Shallow: an object they hold
     /// is restored as a binding, not in its own state.
     dicts: Vec<(PyDictRef, Vec<(PyObjectRef, PyObjectRef)>)>,
+    /// The classes the runtime modules define and their attributes at build
+    /// (`sc.Tensor.__add__ = f` must not reach the next run). Shallow too:
+    /// the state of instances (a dtype object's attributes) is not kept.
+    classes: Vec<(PyTypeRef, Attributes)>,
 }
+
+/// A class's attributes, in order.
+type Attributes = Vec<(&'static PyStrInterned, PyObjectRef)>;
 
 /// Builds a sandboxed interpreter and the sender its watchdog interrupts it through.
 pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool)
@@ -153,7 +160,7 @@ impl Snapshot {
             let module = modules.get_item(*name, vm).expect("runtime installed");
             module.dict().expect("a module has a dict")
         });
-        let dicts = [vm.builtins.dict(), vm.sys_module.dict(), modules.clone()]
+        let dicts: Vec<_> = [vm.builtins.dict(), vm.sys_module.dict(), modules.clone()]
             .into_iter()
             .chain(runtime)
             .map(|dict| {
@@ -161,7 +168,19 @@ impl Snapshot {
                 (dict, items)
             })
             .collect();
-        Snapshot { dicts }
+        let mut classes: Vec<(PyTypeRef, Attributes)> = Vec::new();
+        for (_, items) in &dicts[3..] {
+            for (_, value) in items {
+                let Ok(class) = value.clone().downcast::<PyType>() else { continue };
+                let module = class.as_object().get_attr("__module__", vm).ok().and_then(|m| m.str(vm).ok());
+                let ours = module.is_some_and(|m| m.to_string_lossy().split('.').next() == Some("stagecheck"));
+                if ours && !classes.iter().any(|(c, _)| c.is(&class)) {
+                    let attributes = class.attributes.read().iter().map(|(k, v)| (*k, v.clone())).collect();
+                    classes.push((class, attributes));
+                }
+            }
+        }
+        Snapshot { dicts, classes }
     }
 
     /// Undoes what a run did to state shared between runs: builtins, `sys`
@@ -178,6 +197,19 @@ impl Snapshot {
                 for (k, v) in items {
                     let _ = dict.set_item(&**k, v.clone(), vm);
                 }
+            }
+        }
+        for (class, attributes) in &self.classes {
+            let unchanged = {
+                let now = class.attributes.read();
+                now.len() == attributes.len() && now.iter().zip(attributes).all(|((k, v), (k0, v0))| std::ptr::eq(*k, *k0) && v.is(v0))
+            };
+            if !unchanged {
+                let mut now = class.attributes.write();
+                now.clear();
+                now.extend(attributes.iter().map(|(k, v)| (*k, v.clone())));
+                drop(now);
+                class.modified();
             }
         }
     }

@@ -155,6 +155,28 @@ print(sc.ag.dispatch.staged(1))
 }
 
 #[test]
+fn changes_to_runtime_classes_do_not_leak_into_the_next_run() {
+    let mut w = Worker::new(Config::default());
+    stdout_of(
+        &mut w,
+        "import stagecheck as sc
+from stagecheck import staging
+sc.Tensor.__add__ = lambda a, b: 42
+sc.Tensor.extra = 1
+del staging.Function.__get__
+",
+    );
+    let out = stdout_of(
+        &mut w,
+        "import stagecheck as sc
+from stagecheck import staging
+print(sc.constant(1) + sc.constant(2), hasattr(sc.Tensor, 'extra'), hasattr(staging.Function, '__get__'))
+",
+    );
+    assert_eq!(out, "sc.Tensor(3, shape=(), dtype=int32) False True\n");
+}
+
+#[test]
 fn runtime_modules_stay_registered_across_runs() {
     let mut w = Worker::new(Config::default());
     let walk_to_sys = "def walk(c, seen):\n    for s in type.__subclasses__(c):\n        if s not in seen:\n            seen.add(s)\n            walk(s, seen)\n    return seen\nbi = [c for c in walk(object, set()) if repr(c) == \"<class '_frozen_importlib.BuiltinImporter'>\"][0]\nsys = bi.find_spec.__func__.__globals__['sys']\n";
