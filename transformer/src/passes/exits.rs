@@ -2,6 +2,14 @@
 //! three passes, as in AutoGraph): the exit becomes an assignment, code
 //! after it in its block is dropped (it was unreachable), and code after a
 //! statement that may have set the flag runs under `if not <flag>:`.
+//!
+//! An exit leaving a `try` runs its `finally` first; when that raises, the
+//! exit is cancelled (the exception propagates instead, and an enclosing
+//! `except` may resume the loop or the function). So a `finally` after a
+//! body that may exit runs as `try: F / except BaseException: <cancel>;
+//! raise`, where `<cancel>` undoes the lowered exit (found by the fuzzer:
+//! a `break` whose `finally` raised into an enclosing `except` still ended
+//! the loop).
 
 use crate::ast_build::{self, Sub};
 use crate::error::Refusal;
@@ -23,7 +31,16 @@ pub fn lower_loop_exits(
     construct: &'static str,
 ) -> Result<(), Refusal> {
     let mut lower = |exit: Stmt| vec![ast_build::stmt("FLAG = True", exit.range(), vec![("FLAG", Sub::Name(flag.to_string()))])];
-    let mut exit = Exit { is_exit, lower: &mut lower, flag: flag.to_string(), through_loops: false, loops: Vec::new(), construct };
+    let cancel = |origin| vec![ast_build::stmt("FLAG = False", origin, vec![("FLAG", Sub::Name(flag.to_string()))])];
+    let mut exit = Exit {
+        is_exit,
+        lower: &mut lower,
+        cancel: &cancel,
+        flag: flag.to_string(),
+        through_loops: false,
+        loops: Vec::new(),
+        construct,
+    };
     exit.vec(body, false).map(|_| ())
 }
 
@@ -32,6 +49,10 @@ pub struct Exit<'a> {
     pub is_exit: &'a dyn Fn(&Stmt) -> bool,
     /// The statements an exit becomes.
     pub lower: &'a mut dyn FnMut(Stmt) -> Vec<Stmt>,
+    /// The statements undoing a lowered exit that a raising `finally`
+    /// cancelled (at that `try`'s start no exit was pending: the flags had
+    /// their initial values).
+    pub cancel: &'a dyn Fn(TextRange) -> Vec<Stmt>,
     pub flag: String,
     /// Whether exits inside nested loops are ours too (`return`) or not (`break`).
     pub through_loops: bool,
@@ -99,7 +120,17 @@ impl Exit<'_> {
                     let origin = rest[0].range();
                     t.orelse = ThinVec::from_iter([self.guard(rest, origin)]);
                 }
+                let pending = sets;
                 sets |= self.vec(&mut t.finalbody, true)?;
+                if pending && !t.finalbody.is_empty() {
+                    let finalbody: Vec<Stmt> = std::mem::take(&mut t.finalbody).into_iter().collect();
+                    let origin = finalbody[0].range();
+                    t.finalbody = ThinVec::from_iter([ast_build::stmt(
+                        "try:\n    FINALLY\nexcept BaseException:\n    CANCEL\n    raise",
+                        origin,
+                        vec![("FINALLY", Sub::Body(finalbody)), ("CANCEL", Sub::Body((self.cancel)(origin)))],
+                    )]);
+                }
             }
             _ => {
                 let mut result = Ok(());

@@ -32,9 +32,18 @@ pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext, at: usize) -> Result<
             ("FLAG", Sub::Name(flag.clone())),
         ])
     };
+    // A cancelled return: no return was pending at the `try` (retval_ was still None).
+    let (flag, value) = (do_return.clone(), retval.clone());
+    let cancel = move |origin| {
+        ast_build::stmts("FLAG = False\nVALUE = None", origin, vec![
+            ("FLAG", Sub::Name(flag.clone())),
+            ("VALUE", Sub::Name(value.clone())),
+        ])
+    };
     let mut exit = Exit {
         is_exit: &|s| matches!(s, Stmt::Return(_)),
         lower: &mut lower,
+        cancel: &cancel,
         flag: do_return.clone(),
         through_loops: true,
         loops: Vec::new(),
