@@ -185,6 +185,12 @@ enum CorpusAction {
 }
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`| head`) would
+    // panic; a command-line tool ends quietly instead, as cat and grep do.
+    // SAFETY: setting a signal's disposition to its default, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     quiet_vulkan_loader();
     let cli = Cli::parse();
     let result = match cli.command {

@@ -184,3 +184,18 @@ fn staged_gpu_runs_graphs_on_the_gpu_and_says_how_floats_compared() {
     assert!(stdout.contains("agree (original, unstaged, staged, staged-gpu)"), "{stdout}");
     assert!(stdout.contains("staged-gpu completed (on the GPU; floats compared within"), "{stdout}");
 }
+
+#[test]
+fn printing_into_a_closed_pipe_ends_quietly() {
+    let file = program("pipe.py", b"for i in range(2000):\n    print(i)\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stagecheck"))
+        .args(["run", file.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take()); // the reader goes away, as `| head` does
+    let out = child.wait_with_output().expect("waits");
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("panicked"), "a closed pipe must not panic: {stderr}");
+}
