@@ -909,6 +909,27 @@ impl Compiler {
     }
 
     /// Pop the current symbol table off the stack
+    /// stagecheck patch: a `finally` body compiled inline at a `return`,
+    /// `break` or `continue` inside its `try` must take its own scopes'
+    /// symbol tables, not the next ones in the cursor's order (those of the
+    /// rest of the `try`: a function defined in the `finally` was "no symbol
+    /// table available", or took another scope's table). Its tables are the
+    /// first ones from its first line on; the cursor is put back after.
+    fn compile_finally_at_exit(&mut self, body: &[ast::Stmt]) -> CompileResult<()> {
+        let first_line = body
+            .first()
+            .map(|s| self.source_file.to_source_code().line_index(s.range().start()).get() as u32);
+        let table = self.symbol_table_stack.last_mut().expect("no current symbol table");
+        let cursor = table.next_sub_table;
+        if let Some(line) = first_line {
+            table.next_sub_table =
+                table.sub_tables.iter().position(|t| t.line_number >= line).unwrap_or(table.sub_tables.len());
+        }
+        self.compile_statements(body)?;
+        self.symbol_table_stack.last_mut().expect("no current symbol table").next_sub_table = cursor;
+        Ok(())
+    }
+
     fn pop_symbol_table(&mut self) -> SymbolTable {
         let depth = self.symbol_table_stack.len();
         let mut table = self.symbol_table_stack.pop().expect("compiler bug");
@@ -1704,7 +1725,7 @@ impl Compiler {
                         )?;
                     }
 
-                    self.compile_statements(&body)?;
+                    self.compile_finally_at_exit(&body)?;
 
                     if preserve_tos {
                         self.pop_fblock(FBlockType::PopValue);
@@ -9886,7 +9907,7 @@ impl Compiler {
                     let code = self.current_code_info();
                     let saved_fblock = code.fblock.remove(fblock_idx);
 
-                    self.compile_statements(&body)?;
+                    self.compile_finally_at_exit(&body)?;
 
                     // Restore the fblock (though this break/continue will jump away,
                     // this keeps the fblock stack consistent for error checking)
