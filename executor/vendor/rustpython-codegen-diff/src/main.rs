@@ -4,7 +4,8 @@
 //! tables) and one of every nested code object's column locations, or the
 //! compile error. scripts/codegen-diff runs it against the published and the
 //! patched code generator and compares the lines. With `TIME` set, prints
-//! instead the mean compile time of the files (three passes).
+//! instead the mean compile time of the files (three passes); with `DIS`,
+//! the disassembly of each file's code objects.
 use rustpython_compiler::{compile, CompileOpts, Mode};
 use rustpython_compiler_core::{
     bytecode::{CodeObject, ConstantData},
@@ -38,8 +39,14 @@ fn main() {
         println!("{:.1} us per file", started.elapsed().as_secs_f64() * 1e6 / (3 * sources.len()) as f64);
         return;
     }
+    let disassemble = std::env::var_os("DIS").is_some();
     for (path, source) in paths.iter().zip(&sources) {
         match compile(source, Mode::Exec, path, CompileOpts::default()) {
+            Ok(code) if disassemble => {
+                let mut bytes = Vec::new();
+                marshal::serialize_code(&mut bytes, &code);
+                println!("{path}\n{}\n{bytes:?}", code.display_expand_code_objects());
+            }
             Ok(code) => {
                 let mut bytes = Vec::new();
                 marshal::serialize_code(&mut bytes, &code);

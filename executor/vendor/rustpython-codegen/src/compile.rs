@@ -9134,7 +9134,14 @@ impl Compiler {
             .symbol_table_stack
             .last_mut()
             .expect("no current symbol table");
-        let comp_table = current_table.sub_tables[current_table.next_sub_table].clone();
+        // stagecheck patch: the comprehension's children are moved into the
+        // parent below, not copied: code compiled twice (a `finally` body: at
+        // an exit and on both paths) spliced them in again each time, which
+        // shifted every later table ("the symbol ... must be present in the
+        // symbol table"). Once moved, a second compile finds them in place.
+        let comp_idx = current_table.next_sub_table;
+        let children = core::mem::take(&mut current_table.sub_tables[comp_idx].sub_tables);
+        let comp_table = current_table.sub_tables[comp_idx].clone();
         current_table.next_sub_table += 1;
 
         // Compile the outermost iterator first. Its expression may reference
@@ -9145,15 +9152,13 @@ impl Compiler {
 
         // Splice the comprehension's children (e.g. nested inlined
         // comprehensions) into the parent so the compiler can find them.
-        if !comp_table.sub_tables.is_empty() {
+        if !children.is_empty() {
             let current_table = self
                 .symbol_table_stack
                 .last_mut()
                 .expect("no current symbol table");
             let insert_pos = current_table.next_sub_table;
-            for (i, st) in comp_table.sub_tables.iter().enumerate() {
-                current_table.sub_tables.insert(insert_pos + i, st.clone());
-            }
+            current_table.sub_tables.splice(insert_pos..insert_pos, children);
         }
         if has_async && generators[0].is_async {
             emit!(self, Instruction::GetAIter);
