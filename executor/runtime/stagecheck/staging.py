@@ -509,8 +509,12 @@ class Function:
         self.python_function = python_function
         self.options = options
         self._cache = {}
-        # Fast key (call_key.rs) -> the entry of `_cache` it selects.
+        # Fast key (call_key.rs) -> (graph function id, output template) of
+        # the entry of `_cache` it selects.
         self._fast = {}
+        # What the native call path reads, once `_names` is known:
+        # (names, fast, python_function, Tensor); None before.
+        self._native = None
         # Traces in progress (key -> (library slot, guessed result type)).
         self._pending = {}
         # Names the code (nested code included) may read as globals.
@@ -529,7 +533,7 @@ class Function:
             return self.python_function(*args, **kwargs)
         # The common call, natively (executor/src/tensors/call_key.rs): here,
         # not in _staged_call, to spare every call a Python frame.
-        hit, fast = _n.staged_call(self, args, kwargs, Tensor)
+        hit, fast = _n.staged_call(self._native, args, kwargs)
         if hit:
             return fast
         return self._staged_call(args, kwargs, fast)
@@ -549,6 +553,7 @@ class Function:
             # rebound later to a tensor is not seen (documented limit).
             names = sorted(_code_names(f.__code__, set()))
             self._names = [n for n in names if n not in g or isinstance(g[n], Tensor) or type(g[n]) in _SCALARS]
+            self._native = (self._names, self._fast, f, Tensor)
         values = [('global', name, g.get(name)) for name in self._names]
         for i, cell in enumerate(f.__closure__ or ()):
             try:
@@ -578,7 +583,7 @@ class Function:
             entry = self._trace_with_guesses(key, arguments, captured)
             self._cache[key] = entry
         if fast is not None:
-            self._fast[fast] = entry
+            self._fast[fast] = (entry[0], entry[1].template)
         fid, outputs = entry
         results = [Tensor(h) for h in _n.call(fid, handles)]
         return outputs.rebuild(results)

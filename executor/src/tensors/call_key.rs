@@ -23,22 +23,25 @@ use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyRef, PyResult, Virtua
 use stagecheck_graph::FnId;
 use std::fmt::Write;
 
-/// `Function.__call__`'s fast path in the staged mode: with the fast key of
-/// the call, looks up `function._fast` (fast key -> `(fid, outputs)`, an
-/// entry of its Python cache) and on a hit runs the graph and rebuilds the
-/// result as `_Tensors.rebuild` does: `(true, result)`. Otherwise `(false,
-/// key or None)`.
-pub fn staged_call(
-    function: &PyObject,
-    args: &PyTuple,
-    kwargs: &Py<PyDict>,
-    tensor_class: &Py<PyType>,
-    vm: &VirtualMachine,
-) -> PyResult<(bool, PyObjectRef)> {
+/// `Function.__call__`'s fast path in the staged mode. `native` is the
+/// function's `_native`: None until its first call has read which globals
+/// it uses, then `(names, fast, python_function, Tensor)` (plain objects:
+/// reading attributes of a `Function` instance from here goes through its
+/// class's `__getattribute__`, a few microseconds a call). With the fast key
+/// of the call, looks up `fast` (fast key -> `(fid, template)`, an entry of
+/// the Python cache) and on a hit runs the graph and rebuilds the result as
+/// `_Tensors.rebuild` does: `(true, result)`. Otherwise `(false, key or None)`.
+pub fn staged_call(native: &PyObject, args: &PyTuple, kwargs: &Py<PyDict>, vm: &VirtualMachine) -> PyResult<(bool, PyObjectRef)> {
     let miss = |key: Option<String>| Ok((false, key.map_or_else(|| vm.ctx.none(), |k| vm.ctx.new_str(k).into())));
-    let names = function.get_attr("_names", vm)?;
-    let Some(names) = names.downcast_ref::<PyList>() else { return miss(None) };
-    let python_function = function.get_attr("python_function", vm)?;
+    let Some(native) = native.downcast_ref::<PyTuple>().filter(|t| t.len() == 4) else { return miss(None) };
+    let (Some(names), Some(cache), Some(tensor_class)) = (
+        native[0].downcast_ref::<PyList>(),
+        native[1].downcast_ref::<PyDict>(),
+        native[3].downcast_ref::<PyType>(),
+    ) else {
+        return miss(None);
+    };
+    let python_function = &native[2];
     let globals = python_function.get_attr("__globals__", vm)?;
     let Some(globals) = globals.downcast_ref::<PyDict>() else { return miss(None) };
     let closure = python_function.get_attr("__closure__", vm)?;
@@ -51,16 +54,13 @@ pub fn staged_call(
         tensor_class,
     };
     let Some(CallKey { key, handles }) = call_key(&reads, vm) else { return miss(None) };
-    let cache = function.get_attr("_fast", vm)?;
-    let Some(cache) = cache.downcast_ref::<PyDict>() else { return miss(None) };
     let Some(entry) = cache.get_item_opt(key.as_str(), vm)? else { return miss(Some(key)) };
     let entry = entry.downcast_ref::<PyTuple>().filter(|t| t.len() == 2).ok_or_else(|| vm.new_type_error("bad fast cache entry"))?;
     let fid: u32 = entry[0].try_to_value(vm)?;
-    let template = entry[1].get_attr("template", vm)?;
     let ins = handles.iter().map(|h| h.input.clone()).collect();
     let outs: Vec<PyObjectRef> = call_graph(FnId(fid), ins, None, vm)?.into_iter().map(|o| new_handle(o, vm)).collect();
     let tensors: Vec<PyObjectRef> = outs.into_iter().map(|h| tensor_class.as_object().call((h,), vm)).collect::<PyResult<_>>()?;
-    Ok((true, rebuild(&template, &tensors, vm)?))
+    Ok((true, rebuild(&entry[1], &tensors, vm)?))
 }
 
 /// `_Tensors._build`: a template node `('t', i)`, `('tuple', nodes)`,

@@ -189,8 +189,8 @@ pub(crate) mod _stagecheck_tensor {
     /// the key to file the trace under once the Python path has it (None:
     /// the Python path decides alone).
     #[pyfunction]
-    fn staged_call(function: PyObjectRef, args: PyRef<PyTuple>, kwargs: PyRef<PyDict>, tensor_class: PyTypeRef, vm: &VirtualMachine) -> PyResult {
-        let (hit, value) = super::super::call_key::staged_call(&function, &args, &kwargs, &tensor_class, vm)?;
+    fn staged_call(native: PyObjectRef, args: PyRef<PyTuple>, kwargs: PyRef<PyDict>, vm: &VirtualMachine) -> PyResult {
+        let (hit, value) = super::super::call_key::staged_call(&native, &args, &kwargs, vm)?;
         Ok(vm.ctx.new_tuple(vec![vm.ctx.new_bool(hit).into(), value]).into())
     }
 
