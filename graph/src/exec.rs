@@ -52,6 +52,17 @@ pub trait Device {
     fn upload(&self, t: &Tensor) -> Result<Self::Value, OpError>;
     /// A value on the host: results, and the predicates of conds and loops.
     fn download(&self, v: &Self::Value) -> Result<Tensor, OpError>;
+    /// A `Const` node's tensor as a value without a copy, when the device's
+    /// values are host tensors: the executor then reads it from the library
+    /// instead of storing (and dropping) a reference in every frame.
+    fn constant<'t>(&self, _t: &'t Tensor) -> Option<&'t Self::Value> {
+        None
+    }
+    /// The element of a 0-d value, on the host (a predicate): by default
+    /// through `download`.
+    fn scalar(&self, v: &Self::Value) -> Result<Option<Scalar>, OpError> {
+        Ok(self.download(v)?.to_scalar())
+    }
 }
 
 /// The CPU: values are host tensors, ops the `eval` kernels.
@@ -87,6 +98,14 @@ impl Device for Cpu {
 
     fn download(&self, v: &Tensor) -> Result<Tensor, OpError> {
         Ok(v.clone())
+    }
+
+    fn constant<'t>(&self, t: &'t Tensor) -> Option<&'t Tensor> {
+        Some(t)
+    }
+
+    fn scalar(&self, v: &Tensor) -> Result<Option<Scalar>, OpError> {
+        Ok(v.to_scalar())
     }
 }
 
@@ -266,6 +285,7 @@ impl<'l, D: Device> Executor<'l, D> {
         let mut pool = Pool(Vec::new());
         let mut returned: Option<Slots<D::Value>> = None;
         loop {
+            let depth = stack.len();
             let frame = stack.last_mut().ok_or_else(|| internal("empty stack"))?;
             if let Some(results) = returned.take() {
                 if let Some(invoke) = self.resume(frame, results, &mut pool)? {
@@ -273,7 +293,7 @@ impl<'l, D: Device> Executor<'l, D> {
                     continue;
                 }
             }
-            match self.step(frame, &mut pool)? {
+            match self.step(frame, &mut pool, depth)? {
                 Step::Invoke { callee, args } => self.push(&mut stack, (callee, args))?,
                 Step::Return(results) => {
                     if let Some(done) = stack.pop() {
@@ -289,19 +309,62 @@ impl<'l, D: Device> Executor<'l, D> {
     }
 
     fn push<'e>(&'e self, stack: &mut Vec<Frame<'e, D::Value>>, (callee, args): (FnId, Slots<D::Value>)) -> Result<(), OpError> {
-        if stack.len() >= self.max_depth {
+        self.enter(stack.len())?;
+        stack.push(self.frame(callee, args)?);
+        Ok(())
+    }
+
+    /// The checks before an invocation on top of `depth` frames.
+    fn enter(&self, depth: usize) -> Result<(), OpError> {
+        if depth >= self.max_depth {
             return Err(OpError::recursion_limit());
         }
         if self.interrupt.is_some_and(|stop| stop()) {
             return Err(OpError::new(crate::ErrorKind::Interrupted, "interrupted"));
         }
-        stack.push(self.frame(callee, args)?);
         Ok(())
+    }
+
+    /// A loop whose condition and body are flat (only `Const` and `Op`
+    /// nodes), run in place of the frame on top of `depth` frames: each
+    /// invocation is the frame `push` would make, run to its end at once
+    /// (the same checks before it, the same nodes, the same errors), without
+    /// the stack's suspend and resume.
+    fn flat_loop(
+        &self,
+        depth: usize,
+        cond: FnId,
+        body: FnId,
+        mut vars: Slots<D::Value>,
+        pool: &mut Pool<D::Value>,
+    ) -> Result<Slots<D::Value>, OpError> {
+        loop {
+            let args = self.cond_args(cond, &vars, pool)?;
+            let results = self.flat_call(depth, cond, args, pool)?;
+            let verdict = results.first().and_then(Option::as_ref);
+            let verdict = self.truth(verdict.ok_or_else(|| internal("a loop condition returned nothing"))?)?;
+            pool.give(results);
+            if !verdict {
+                return Ok(vars);
+            }
+            vars = self.flat_call(depth, body, vars, pool)?;
+        }
+    }
+
+    /// Invokes flat function `id` on `args` above `depth` frames.
+    fn flat_call(&self, depth: usize, id: FnId, args: Slots<D::Value>, pool: &mut Pool<D::Value>) -> Result<Slots<D::Value>, OpError> {
+        self.enter(depth)?;
+        let mut frame = self.frame(id, args)?;
+        let Step::Return(results) = self.step(&mut frame, pool, depth + 1)? else {
+            return Err(internal("a flat function invoked another"));
+        };
+        pool.give(frame.values);
+        Ok(results)
     }
 
     /// A predicate's verdict, on the host.
     fn truth(&self, v: &D::Value) -> Result<bool, OpError> {
-        match self.device.download(v)?.to_scalar() {
+        match self.device.scalar(v)? {
             Some(Scalar::Bool(b)) => Ok(b),
             _ => Err(internal("a predicate is not a bool scalar")),
         }
@@ -360,13 +423,45 @@ impl<'l, D: Device> Executor<'l, D> {
         Ok(args)
     }
 
+    /// Value `v` of the frame: stored, or a `Const` node's tensor read from
+    /// the library (`Device::constant`).
+    fn read<'a>(&self, frame: &'a Frame<'_, D::Value>, v: ValueId) -> Result<&'a D::Value, OpError> {
+        match frame.values.get(v.0 as usize) {
+            Some(Some(value)) => Ok(value),
+            _ => frame
+                .plan
+                .const_node
+                .get(v.0 as usize)
+                .copied()
+                .flatten()
+                .and_then(|node| match frame.func.nodes.get(node) {
+                    Some(Node::Const(t)) => self.device.constant(t),
+                    _ => None,
+                })
+                .ok_or_else(|| internal(format!("x{} is not available", v.0))),
+        }
+    }
+
+    fn read_all(&self, frame: &Frame<'_, D::Value>, vs: &[ValueId], pool: &mut Pool<D::Value>) -> Result<Slots<D::Value>, OpError> {
+        let mut out = pool.take();
+        for &v in vs {
+            out.push(Some(self.read(frame, v)?.clone()));
+        }
+        Ok(out)
+    }
+
     /// Runs the frame's nodes from its `pc` until it invokes a function or returns.
-    fn step(&self, frame: &mut Frame<'_, D::Value>, pool: &mut Pool<D::Value>) -> Result<Step<D::Value>, OpError> {
+    /// `depth`: the frames on the stack, this one included.
+    fn step(&self, frame: &mut Frame<'_, D::Value>, pool: &mut Pool<D::Value>, depth: usize) -> Result<Step<D::Value>, OpError> {
         let func = frame.func;
         while let Some(node) = func.nodes.get(frame.pc) {
             let i = frame.pc;
             match node {
-                Node::Const(t) => define_one(frame, i, self.device.upload(t)?)?,
+                Node::Const(t) => match self.device.constant(t) {
+                    // Read from the library (`read`): nothing to store.
+                    Some(_) => frame.pc = i + 1,
+                    None => define_one(frame, i, self.device.upload(t)?)?,
+                },
                 Node::Op { op, inputs } => {
                     let sig = frame.plan.op_sigs.get(i).and_then(Option::as_ref);
                     let donor = frame.plan.donor.get(i).copied().flatten();
@@ -376,14 +471,14 @@ impl<'l, D: Device> Executor<'l, D> {
                         let mut others: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
                         for (pos, &v) in inputs.iter().enumerate() {
                             if pos != k {
-                                others.push(read(&frame.values, v)?);
+                                others.push(self.read(frame, v)?);
                             }
                         }
                         self.device.op_into(op, given, k, &others, sig)?
                     } else {
                         let mut args: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
                         for &v in inputs.iter() {
-                            args.push(read(&frame.values, v)?);
+                            args.push(self.read(frame, v)?);
                         }
                         self.device.op(op, &args, sig)?
                     };
@@ -391,21 +486,26 @@ impl<'l, D: Device> Executor<'l, D> {
                     define_one(frame, i, out)?;
                 }
                 Node::Cond { pred, then_fn, else_fn, inputs } => {
-                    let p = self.truth(read(&frame.values, *pred)?)?;
-                    let args = read_all(&frame.values, inputs, pool)?;
+                    let p = self.truth(self.read(frame, *pred)?)?;
+                    let args = self.read_all(frame, inputs, pool)?;
                     free(frame, i);
                     frame.wait = Wait::Results { node: i };
                     return Ok(Step::Invoke { callee: if p { *then_fn } else { *else_fn }, args });
                 }
-                Node::While { cond_fn, inputs, .. } => {
-                    let vars = read_all(&frame.values, inputs, pool)?;
+                Node::While { cond_fn, body_fn, inputs } => {
+                    let vars = self.read_all(frame, inputs, pool)?;
                     free(frame, i);
+                    if self.plan(*cond_fn)?.flat && self.plan(*body_fn)?.flat {
+                        let vars = self.flat_loop(depth, *cond_fn, *body_fn, vars, pool)?;
+                        define(frame, i, vars, pool)?;
+                        continue;
+                    }
                     let args = self.cond_args(*cond_fn, &vars, pool)?;
                     frame.wait = Wait::LoopCond { node: i, vars };
                     return Ok(Step::Invoke { callee: *cond_fn, args });
                 }
                 Node::Call { callee, inputs } => {
-                    let args = read_all(&frame.values, inputs, pool)?;
+                    let args = self.read_all(frame, inputs, pool)?;
                     free(frame, i);
                     frame.wait = Wait::Results { node: i };
                     return Ok(Step::Invoke { callee: *callee, args });
@@ -417,8 +517,11 @@ impl<'l, D: Device> Executor<'l, D> {
         for (k, v) in func.outputs.iter().enumerate() {
             let repeated = func.outputs[k + 1..].contains(v);
             let slot = frame.values.get_mut(v.0 as usize).ok_or_else(|| internal(format!("x{} is not available", v.0)))?;
-            let value = if repeated { slot.clone() } else { slot.take() };
-            results.push(Some(value.ok_or_else(|| internal(format!("x{} is not available", v.0)))?));
+            let value = match if repeated { slot.clone() } else { slot.take() } {
+                Some(value) => value,
+                None => self.read(frame, *v)?.clone(),
+            };
+            results.push(Some(value));
         }
         Ok(Step::Return(results))
     }
@@ -429,21 +532,6 @@ fn with_donor<'a, V>(others: &[&'a V], k: usize, donor: &'a V) -> smallvec::Smal
     let mut inputs: smallvec::SmallVec<[&V; 4]> = others.iter().copied().collect();
     inputs.insert(k.min(inputs.len()), donor);
     inputs
-}
-
-fn read<V>(values: &[Option<V>], v: ValueId) -> Result<&V, OpError> {
-    values
-        .get(v.0 as usize)
-        .and_then(Option::as_ref)
-        .ok_or_else(|| internal(format!("x{} is not available", v.0)))
-}
-
-fn read_all<V: Clone>(values: &[Option<V>], vs: &[ValueId], pool: &mut Pool<V>) -> Result<Slots<V>, OpError> {
-    let mut out = pool.take();
-    for &v in vs {
-        out.push(Some(read(values, v)?.clone()));
-    }
-    Ok(out)
 }
 
 /// `define` for a node of one output, without a vector.
