@@ -12,4 +12,5 @@ pub(crate) mod layout;
 pub(crate) mod matmul;
 mod matmul_tiles;
 pub(crate) mod reduce;
+pub(crate) mod scalar;
 mod tanh32;
