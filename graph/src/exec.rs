@@ -241,14 +241,15 @@ impl<'l, D: Device> Executor<'l, D> {
         self.plans.get(id.0 as usize).ok_or_else(|| internal("missing plan"))
     }
 
+    fn function(&self, id: FnId) -> Result<&'l Function, OpError> {
+        self.lib.get(id).ok_or_else(|| internal(format!("no function #{}", id.0)))
+    }
+
     /// A frame of function `id` whose values start as `args`.
     fn frame(&self, id: FnId, mut values: Slots<D::Value>) -> Result<Frame<'_, D::Value>, OpError> {
-        let lib = self.lib;
-        let func = lib.get(id).ok_or_else(|| internal(format!("no function #{}", id.0)))?;
+        let func = self.function(id)?;
         let plan = self.plan(id)?;
-        if values.len() != func.params.len() {
-            return Err(internal(format!("{} given {} arguments", func.name, values.len())));
-        }
+        arity(func, values.len())?;
         values.resize(plan.num_values, None);
         for &v in &plan.unused_params {
             values[v] = None;
@@ -327,9 +328,9 @@ impl<'l, D: Device> Executor<'l, D> {
 
     /// A loop whose condition and body are flat (only `Const` and `Op`
     /// nodes), run in place of the frame on top of `depth` frames: each
-    /// invocation is the frame `push` would make, run to its end at once
-    /// (the same checks before it, the same nodes, the same errors), without
-    /// the stack's suspend and resume.
+    /// invocation is what `push` and `step` would do (the same checks before
+    /// it, the same arguments, nodes and errors), on two value buffers kept
+    /// for the whole loop instead of a frame per invocation.
     fn flat_loop(
         &self,
         depth: usize,
@@ -338,28 +339,57 @@ impl<'l, D: Device> Executor<'l, D> {
         mut vars: Slots<D::Value>,
         pool: &mut Pool<D::Value>,
     ) -> Result<Slots<D::Value>, OpError> {
+        let (cond_f, cond_p) = (self.function(cond)?, self.plan(cond)?);
+        let (body_f, body_p) = (self.function(body)?, self.plan(body)?);
+        let (mut cv, mut bv) = (pool.take(), pool.take());
         loop {
-            let args = self.cond_args(cond, &vars, pool)?;
-            let results = self.flat_call(depth, cond, args, pool)?;
-            let verdict = results.first().and_then(Option::as_ref);
-            let verdict = self.truth(verdict.ok_or_else(|| internal("a loop condition returned nothing"))?)?;
-            pool.give(results);
+            self.enter(depth)?;
+            arity(cond_f, vars.len())?;
+            cv.extend(vars.iter().zip(&cond_p.param_used).map(|(v, &u)| if u { v.clone() } else { None }));
+            cv.resize(cond_p.num_values, None);
+            self.simple_nodes(cond_f, cond_p, &mut cv)?;
+            let verdict = cond_f.outputs.first().ok_or_else(|| internal("a loop condition returned nothing"))?;
+            let verdict = self.truth(self.read(cond_f, cond_p, &cv, *verdict)?)?;
+            cv.clear();
             if !verdict {
+                pool.give(cv);
+                pool.give(bv);
                 return Ok(vars);
             }
-            vars = self.flat_call(depth, body, vars, pool)?;
+            self.enter(depth)?;
+            arity(body_f, vars.len())?;
+            bv.append(&mut vars);
+            bv.resize(body_p.num_values, None);
+            for &v in &body_p.unused_params {
+                bv[v] = None;
+            }
+            self.simple_nodes(body_f, body_p, &mut bv)?;
+            self.outputs(body_f, body_p, &mut bv, &mut vars)?;
+            bv.clear();
         }
     }
 
-    /// Invokes flat function `id` on `args` above `depth` frames.
-    fn flat_call(&self, depth: usize, id: FnId, args: Slots<D::Value>, pool: &mut Pool<D::Value>) -> Result<Slots<D::Value>, OpError> {
-        self.enter(depth)?;
-        let mut frame = self.frame(id, args)?;
-        let Step::Return(results) = self.step(&mut frame, pool, depth + 1)? else {
-            return Err(internal("a flat function invoked another"));
-        };
-        pool.give(frame.values);
-        Ok(results)
+    /// Runs all nodes of `func`, a flat function, on `values`.
+    fn simple_nodes(&self, func: &Function, plan: &Plan, values: &mut Slots<D::Value>) -> Result<(), OpError> {
+        for (i, node) in func.nodes.iter().enumerate() {
+            self.simple_node(func, plan, values, i, node)?;
+        }
+        Ok(())
+    }
+
+    /// Moves `func`'s outputs from `values` to `out` (copied only when
+    /// returned twice).
+    fn outputs(&self, func: &Function, plan: &Plan, values: &mut Slots<D::Value>, out: &mut Slots<D::Value>) -> Result<(), OpError> {
+        for (k, v) in func.outputs.iter().enumerate() {
+            let repeated = func.outputs[k + 1..].contains(v);
+            let slot = values.get_mut(v.0 as usize).ok_or_else(|| internal(format!("x{} is not available", v.0)))?;
+            let value = match if repeated { slot.clone() } else { slot.take() } {
+                Some(value) => value,
+                None => self.read(func, plan, values, *v)?.clone(),
+            };
+            out.push(Some(value));
+        }
+        Ok(())
     }
 
     /// A predicate's verdict, on the host.
@@ -425,16 +455,15 @@ impl<'l, D: Device> Executor<'l, D> {
 
     /// Value `v` of the frame: stored, or a `Const` node's tensor read from
     /// the library (`Device::constant`).
-    fn read<'a>(&self, frame: &'a Frame<'_, D::Value>, v: ValueId) -> Result<&'a D::Value, OpError> {
-        match frame.values.get(v.0 as usize) {
+    fn read<'a>(&self, func: &'a Function, plan: &Plan, values: &'a [Option<D::Value>], v: ValueId) -> Result<&'a D::Value, OpError> {
+        match values.get(v.0 as usize) {
             Some(Some(value)) => Ok(value),
-            _ => frame
-                .plan
+            _ => plan
                 .const_node
                 .get(v.0 as usize)
                 .copied()
                 .flatten()
-                .and_then(|node| match frame.func.nodes.get(node) {
+                .and_then(|node| match func.nodes.get(node) {
                     Some(Node::Const(t)) => self.device.constant(t),
                     _ => None,
                 })
@@ -445,7 +474,7 @@ impl<'l, D: Device> Executor<'l, D> {
     fn read_all(&self, frame: &Frame<'_, D::Value>, vs: &[ValueId], pool: &mut Pool<D::Value>) -> Result<Slots<D::Value>, OpError> {
         let mut out = pool.take();
         for &v in vs {
-            out.push(Some(self.read(frame, v)?.clone()));
+            out.push(Some(self.read(frame.func, frame.plan, &frame.values, v)?.clone()));
         }
         Ok(out)
     }
@@ -457,36 +486,12 @@ impl<'l, D: Device> Executor<'l, D> {
         while let Some(node) = func.nodes.get(frame.pc) {
             let i = frame.pc;
             match node {
-                Node::Const(t) => match self.device.constant(t) {
-                    // Read from the library (`read`): nothing to store.
-                    Some(_) => frame.pc = i + 1,
-                    None => define_one(frame, i, self.device.upload(t)?)?,
-                },
-                Node::Op { op, inputs } => {
-                    let sig = frame.plan.op_sigs.get(i).and_then(Option::as_ref);
-                    let donor = frame.plan.donor.get(i).copied().flatten();
-                    let out = if let Some(k) = donor {
-                        let slot = inputs.get(k).and_then(|v| frame.values.get_mut(v.0 as usize));
-                        let given = slot.and_then(Option::take).ok_or_else(|| internal("a donated input is not available"))?;
-                        let mut others: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
-                        for (pos, &v) in inputs.iter().enumerate() {
-                            if pos != k {
-                                others.push(self.read(frame, v)?);
-                            }
-                        }
-                        self.device.op_into(op, given, k, &others, sig)?
-                    } else {
-                        let mut args: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
-                        for &v in inputs.iter() {
-                            args.push(self.read(frame, v)?);
-                        }
-                        self.device.op(op, &args, sig)?
-                    };
-                    free(frame, i);
-                    define_one(frame, i, out)?;
+                Node::Const(_) | Node::Op { .. } => {
+                    self.simple_node(func, frame.plan, &mut frame.values, i, node)?;
+                    frame.pc = i + 1;
                 }
                 Node::Cond { pred, then_fn, else_fn, inputs } => {
-                    let p = self.truth(self.read(frame, *pred)?)?;
+                    let p = self.truth(self.read(func, frame.plan, &frame.values, *pred)?)?;
                     let args = self.read_all(frame, inputs, pool)?;
                     free(frame, i);
                     frame.wait = Wait::Results { node: i };
@@ -512,19 +517,63 @@ impl<'l, D: Device> Executor<'l, D> {
                 }
             }
         }
-        // The frame ends: its values move out (copied only when returned twice).
+        // The frame ends: its values move out.
         let mut results = pool.take();
-        for (k, v) in func.outputs.iter().enumerate() {
-            let repeated = func.outputs[k + 1..].contains(v);
-            let slot = frame.values.get_mut(v.0 as usize).ok_or_else(|| internal(format!("x{} is not available", v.0)))?;
-            let value = match if repeated { slot.clone() } else { slot.take() } {
-                Some(value) => value,
-                None => self.read(frame, *v)?.clone(),
-            };
-            results.push(Some(value));
-        }
+        self.outputs(func, frame.plan, &mut frame.values, &mut results)?;
         Ok(Step::Return(results))
     }
+
+    /// Runs node `i` of `func`, a `Const` or an `Op`, on `values`: its
+    /// output stored (unless dead), the values it read for the last time freed.
+    #[inline]
+    fn simple_node(&self, func: &Function, plan: &Plan, values: &mut Slots<D::Value>, i: usize, node: &Node) -> Result<(), OpError> {
+        let out = match node {
+            Node::Const(t) => match self.device.constant(t) {
+                // Read from the library (`read`): nothing to store.
+                Some(_) => return Ok(()),
+                None => self.device.upload(t)?,
+            },
+            Node::Op { op, inputs } => {
+                let sig = plan.op_sigs.get(i).and_then(Option::as_ref);
+                let donor = plan.donor.get(i).copied().flatten();
+                let out = if let Some(k) = donor {
+                    let slot = inputs.get(k).and_then(|v| values.get_mut(v.0 as usize));
+                    let given = slot.and_then(Option::take).ok_or_else(|| internal("a donated input is not available"))?;
+                    let mut others: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
+                    for (pos, &v) in inputs.iter().enumerate() {
+                        if pos != k {
+                            others.push(self.read(func, plan, values, v)?);
+                        }
+                    }
+                    self.device.op_into(op, given, k, &others, sig)?
+                } else {
+                    let mut args: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
+                    for &v in inputs.iter() {
+                        args.push(self.read(func, plan, values, v)?);
+                    }
+                    self.device.op(op, &args, sig)?
+                };
+                for &v in &plan.free_after[i] {
+                    values[v] = None;
+                }
+                out
+            }
+            _ => return Err(internal("an invocation in a flat function")),
+        };
+        let first = plan.first_output.get(i).copied().ok_or_else(|| internal("bad node"))?;
+        if !plan.dead[first] {
+            *values.get_mut(first).ok_or_else(|| internal("too many results"))? = Some(out);
+        }
+        Ok(())
+    }
+}
+
+/// The argument count check of an invocation of `func`.
+fn arity(func: &Function, given: usize) -> Result<(), OpError> {
+    if given != func.params.len() {
+        return Err(internal(format!("{} given {} arguments", func.name, given)));
+    }
+    Ok(())
 }
 
 /// All inputs of an op: `others` with `donor` put back at position `k`.
@@ -532,16 +581,6 @@ fn with_donor<'a, V>(others: &[&'a V], k: usize, donor: &'a V) -> smallvec::Smal
     let mut inputs: smallvec::SmallVec<[&V; 4]> = others.iter().copied().collect();
     inputs.insert(k.min(inputs.len()), donor);
     inputs
-}
-
-/// `define` for a node of one output, without a vector.
-fn define_one<V>(frame: &mut Frame<'_, V>, node: usize, result: V) -> Result<(), OpError> {
-    let first = frame.plan.first_output.get(node).copied().ok_or_else(|| internal("bad node"))?;
-    if !frame.plan.dead[first] {
-        *frame.values.get_mut(first).ok_or_else(|| internal("too many results"))? = Some(result);
-    }
-    frame.pc = node + 1;
-    Ok(())
 }
 
 /// Stores `results` as node `node`'s outputs (skipping dead ones) and moves on.

@@ -231,3 +231,30 @@ fn matmuls_into_dying_operands_give_the_eager_bits() {
         }
     }
 }
+
+/// A loop of flat functions (only constants and ops) runs without frames on
+/// the stack, yet invokes as if it pushed them: the interrupt check before
+/// each of sum_loop's 21 invocations (11 conditions, 10 bodies), the depth
+/// limit counting the loop's caller.
+#[test]
+fn flat_loops_check_before_every_invocation() {
+    let lib = sum_loop();
+    let calls = std::cell::Cell::new(0);
+    let count = || {
+        calls.set(calls.get() + 1);
+        calls.get() > 21
+    };
+    let out = Executor::new(&lib).unwrap().with_interrupt(&count).run(FnId(0), &[]).unwrap();
+    assert_eq!(out, vec![Tensor::scalar_i32(55), Tensor::scalar_i32(11)]);
+    assert_eq!(calls.get(), 21);
+    let stop = || {
+        calls.set(calls.get() + 1);
+        calls.get() > 4
+    };
+    calls.set(0);
+    let err = Executor::new(&lib).unwrap().with_interrupt(&stop).run(FnId(0), &[]).unwrap_err();
+    assert_eq!((err.kind, calls.get()), (ErrorKind::Interrupted, 5));
+    let err = Executor::new(&lib).unwrap().with_max_depth(1).run(FnId(0), &[]).unwrap_err();
+    assert_eq!(err.to_string(), "maximum recursion depth exceeded");
+    assert!(Executor::new(&lib).unwrap().with_max_depth(2).run(FnId(0), &[]).is_ok());
+}
