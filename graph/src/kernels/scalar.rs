@@ -7,7 +7,7 @@
 use super::elem::{maximum, minimum, Number};
 use crate::op::Op;
 use crate::tensor::Data;
-use ndarray::{ArrayD, IxDyn};
+use ndarray::Array0;
 
 /// `op` on the elements of `a` and `b` (both 0-d), or `None`.
 pub(crate) fn binary(op: &Op, a: &Data, b: &Data) -> Option<Data> {
@@ -21,8 +21,8 @@ pub(crate) fn binary(op: &Op, a: &Data, b: &Data) -> Option<Data> {
 }
 
 fn on<T: Number>(op: &Op, x: T, y: T) -> Option<Data> {
-    let number = |v: T| T::wrap(ArrayD::from_elem(IxDyn(&[]), v));
-    let truth = |v: bool| Data::Bool(ArrayD::from_elem(IxDyn(&[]), v));
+    let number = |v: T| T::wrap(zero_d(v));
+    let truth = |v: bool| Data::Bool(zero_d(v));
     Some(match op {
         Op::Add => number(x.add(y)),
         Op::Sub => number(x.sub(y)),
@@ -37,4 +37,11 @@ fn on<T: Number>(op: &Op, x: T, y: T) -> Option<Data> {
         Op::Ge => truth(x >= y),
         _ => return None,
     })
+}
+
+/// A 0-d array holding `v`: built with a fixed rank, then made dynamic, in
+/// a third of `ArrayD::from_elem(IxDyn(&[]), v)`'s time (`shape::array_of`).
+#[inline]
+pub(crate) fn zero_d<T: Clone>(v: T) -> ndarray::ArrayD<T> {
+    Array0::from_elem((), v).into_dyn()
 }
