@@ -52,17 +52,9 @@ fn blocks<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usi
     if j == n {
         return;
     }
-    // a transposed: column p of a is row p here. Written row by row of `a`
-    // (contiguous reads): gathering each column with `extend` was three
-    // quarters of sgd's matmul time.
+    // a transposed: column p of a is row p here (on the stack when small).
     let mut at: smallvec::SmallVec<[T; 512]> = smallvec::smallvec![T::ZERO; m * k];
-    if k > 0 {
-        for (i, row) in a.chunks_exact(k).take(m).enumerate() {
-            for (col, &x) in at.chunks_exact_mut(m).zip(row) {
-                col[i] = x;
-            }
-        }
-    }
+    super::layout::transpose_into(a, m, k, &mut at);
     for j in j..n {
         let mut i = columns::<T, 16>(&at, b, out, (m, k, n), j, 0);
         i = columns::<T, 8>(&at, b, out, (m, k, n), j, i);
