@@ -5,7 +5,10 @@
 //! through `eval`, then timed. Prints microseconds per call, the fastest of
 //! several windows (the machine is shared), under mimalloc (the tool's
 //! allocator). Arguments that do not start with `-` pick workloads by name;
-//! `WORKLOADS_GRAPH_ONLY=1` skips timing the eager runs (for profiling).
+//! `WORKLOADS_GRAPH_ONLY=1` skips timing the eager runs (for profiling);
+//! `WORKLOADS_CALLS=n` instead runs each picked graph exactly `n` times,
+//! untimed: `perf stat -e cycles:u` over it counts the cycles per call, a
+//! figure a busy machine disturbs far less than the wall clock.
 //!
 //!     cargo bench -p stagecheck-graph --bench workloads [rnn|sgd|decode]
 
@@ -280,6 +283,13 @@ fn main() {
             "{}: the graph must compute the eager bits: {staged:?} vs {eager:?}",
             w.name
         );
+        if let Some(n) = std::env::var("WORKLOADS_CALLS").ok().and_then(|n| n.parse::<u32>().ok()) {
+            for _ in 0..n {
+                black_box(exec.run(FnId(0), black_box(&w.args)).unwrap());
+            }
+            println!("{}: {n} calls", w.name);
+            continue;
+        }
         let graph = best_of(8, Duration::from_millis(400), || {
             black_box(exec.run(FnId(0), black_box(&w.args)).unwrap());
         });

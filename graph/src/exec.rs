@@ -52,6 +52,17 @@ pub trait Device {
     fn upload(&self, t: &Tensor) -> Result<Self::Value, OpError>;
     /// A value on the host: results, and the predicates of conds and loops.
     fn download(&self, v: &Self::Value) -> Result<Tensor, OpError>;
+    /// A `Const` node's tensor as a value without a copy, when the device's
+    /// values are host tensors: the executor then reads it from the library
+    /// instead of storing (and dropping) a reference in every frame.
+    fn constant<'t>(&self, _t: &'t Tensor) -> Option<&'t Self::Value> {
+        None
+    }
+    /// The element of a 0-d value, on the host (a predicate): by default
+    /// through `download`.
+    fn scalar(&self, v: &Self::Value) -> Result<Option<Scalar>, OpError> {
+        Ok(self.download(v)?.to_scalar())
+    }
 }
 
 /// The CPU: values are host tensors, ops the `eval` kernels.
@@ -87,6 +98,14 @@ impl Device for Cpu {
 
     fn download(&self, v: &Tensor) -> Result<Tensor, OpError> {
         Ok(v.clone())
+    }
+
+    fn constant<'t>(&self, t: &'t Tensor) -> Option<&'t Tensor> {
+        Some(t)
+    }
+
+    fn scalar(&self, v: &Tensor) -> Result<Option<Scalar>, OpError> {
+        Ok(v.to_scalar())
     }
 }
 
@@ -222,14 +241,15 @@ impl<'l, D: Device> Executor<'l, D> {
         self.plans.get(id.0 as usize).ok_or_else(|| internal("missing plan"))
     }
 
+    fn function(&self, id: FnId) -> Result<&'l Function, OpError> {
+        self.lib.get(id).ok_or_else(|| internal(format!("no function #{}", id.0)))
+    }
+
     /// A frame of function `id` whose values start as `args`.
     fn frame(&self, id: FnId, mut values: Slots<D::Value>) -> Result<Frame<'_, D::Value>, OpError> {
-        let lib = self.lib;
-        let func = lib.get(id).ok_or_else(|| internal(format!("no function #{}", id.0)))?;
+        let func = self.function(id)?;
         let plan = self.plan(id)?;
-        if values.len() != func.params.len() {
-            return Err(internal(format!("{} given {} arguments", func.name, values.len())));
-        }
+        arity(func, values.len())?;
         values.resize(plan.num_values, None);
         for &v in &plan.unused_params {
             values[v] = None;
@@ -266,6 +286,7 @@ impl<'l, D: Device> Executor<'l, D> {
         let mut pool = Pool(Vec::new());
         let mut returned: Option<Slots<D::Value>> = None;
         loop {
+            let depth = stack.len();
             let frame = stack.last_mut().ok_or_else(|| internal("empty stack"))?;
             if let Some(results) = returned.take() {
                 if let Some(invoke) = self.resume(frame, results, &mut pool)? {
@@ -273,7 +294,7 @@ impl<'l, D: Device> Executor<'l, D> {
                     continue;
                 }
             }
-            match self.step(frame, &mut pool)? {
+            match self.step(frame, &mut pool, depth)? {
                 Step::Invoke { callee, args } => self.push(&mut stack, (callee, args))?,
                 Step::Return(results) => {
                     if let Some(done) = stack.pop() {
@@ -289,19 +310,91 @@ impl<'l, D: Device> Executor<'l, D> {
     }
 
     fn push<'e>(&'e self, stack: &mut Vec<Frame<'e, D::Value>>, (callee, args): (FnId, Slots<D::Value>)) -> Result<(), OpError> {
-        if stack.len() >= self.max_depth {
+        self.enter(stack.len())?;
+        stack.push(self.frame(callee, args)?);
+        Ok(())
+    }
+
+    /// The checks before an invocation on top of `depth` frames.
+    fn enter(&self, depth: usize) -> Result<(), OpError> {
+        if depth >= self.max_depth {
             return Err(OpError::recursion_limit());
         }
         if self.interrupt.is_some_and(|stop| stop()) {
             return Err(OpError::new(crate::ErrorKind::Interrupted, "interrupted"));
         }
-        stack.push(self.frame(callee, args)?);
+        Ok(())
+    }
+
+    /// A loop whose condition and body are flat (only `Const` and `Op`
+    /// nodes), run in place of the frame on top of `depth` frames: each
+    /// invocation is what `push` and `step` would do (the same checks before
+    /// it, the same arguments, nodes and errors), on two value buffers kept
+    /// for the whole loop instead of a frame per invocation.
+    fn flat_loop(
+        &self,
+        depth: usize,
+        cond: FnId,
+        body: FnId,
+        mut vars: Slots<D::Value>,
+        pool: &mut Pool<D::Value>,
+    ) -> Result<Slots<D::Value>, OpError> {
+        let (cond_f, cond_p) = (self.function(cond)?, self.plan(cond)?);
+        let (body_f, body_p) = (self.function(body)?, self.plan(body)?);
+        let (mut cv, mut bv) = (pool.take(), pool.take());
+        loop {
+            self.enter(depth)?;
+            arity(cond_f, vars.len())?;
+            cv.extend(vars.iter().zip(&cond_p.param_used).map(|(v, &u)| if u { v.clone() } else { None }));
+            cv.resize(cond_p.num_values, None);
+            self.simple_nodes(cond_f, cond_p, &mut cv)?;
+            let verdict = cond_f.outputs.first().ok_or_else(|| internal("a loop condition returned nothing"))?;
+            let verdict = self.truth(self.read(cond_f, cond_p, &cv, *verdict)?)?;
+            cv.clear();
+            if !verdict {
+                pool.give(cv);
+                pool.give(bv);
+                return Ok(vars);
+            }
+            self.enter(depth)?;
+            arity(body_f, vars.len())?;
+            bv.append(&mut vars);
+            bv.resize(body_p.num_values, None);
+            for &v in &body_p.unused_params {
+                bv[v] = None;
+            }
+            self.simple_nodes(body_f, body_p, &mut bv)?;
+            self.outputs(body_f, body_p, &mut bv, &mut vars)?;
+            bv.clear();
+        }
+    }
+
+    /// Runs all nodes of `func`, a flat function, on `values`.
+    fn simple_nodes(&self, func: &Function, plan: &Plan, values: &mut Slots<D::Value>) -> Result<(), OpError> {
+        for (i, node) in func.nodes.iter().enumerate() {
+            self.simple_node(func, plan, values, i, node)?;
+        }
+        Ok(())
+    }
+
+    /// Moves `func`'s outputs from `values` to `out` (copied only when
+    /// returned twice).
+    fn outputs(&self, func: &Function, plan: &Plan, values: &mut Slots<D::Value>, out: &mut Slots<D::Value>) -> Result<(), OpError> {
+        for (k, v) in func.outputs.iter().enumerate() {
+            let repeated = func.outputs[k + 1..].contains(v);
+            let slot = values.get_mut(v.0 as usize).ok_or_else(|| internal(format!("x{} is not available", v.0)))?;
+            let value = match if repeated { slot.clone() } else { slot.take() } {
+                Some(value) => value,
+                None => self.read(func, plan, values, *v)?.clone(),
+            };
+            out.push(Some(value));
+        }
         Ok(())
     }
 
     /// A predicate's verdict, on the host.
     fn truth(&self, v: &D::Value) -> Result<bool, OpError> {
-        match self.device.download(v)?.to_scalar() {
+        match self.device.scalar(v)? {
             Some(Scalar::Bool(b)) => Ok(b),
             _ => Err(internal("a predicate is not a bool scalar")),
         }
@@ -360,68 +453,127 @@ impl<'l, D: Device> Executor<'l, D> {
         Ok(args)
     }
 
+    /// Value `v` of the frame: stored, or a `Const` node's tensor read from
+    /// the library (`Device::constant`).
+    fn read<'a>(&self, func: &'a Function, plan: &Plan, values: &'a [Option<D::Value>], v: ValueId) -> Result<&'a D::Value, OpError> {
+        match values.get(v.0 as usize) {
+            Some(Some(value)) => Ok(value),
+            _ => plan
+                .const_node
+                .get(v.0 as usize)
+                .copied()
+                .flatten()
+                .and_then(|node| match func.nodes.get(node) {
+                    Some(Node::Const(t)) => self.device.constant(t),
+                    _ => None,
+                })
+                .ok_or_else(|| internal(format!("x{} is not available", v.0))),
+        }
+    }
+
+    fn read_all(&self, frame: &Frame<'_, D::Value>, vs: &[ValueId], pool: &mut Pool<D::Value>) -> Result<Slots<D::Value>, OpError> {
+        let mut out = pool.take();
+        for &v in vs {
+            out.push(Some(self.read(frame.func, frame.plan, &frame.values, v)?.clone()));
+        }
+        Ok(out)
+    }
+
     /// Runs the frame's nodes from its `pc` until it invokes a function or returns.
-    fn step(&self, frame: &mut Frame<'_, D::Value>, pool: &mut Pool<D::Value>) -> Result<Step<D::Value>, OpError> {
+    /// `depth`: the frames on the stack, this one included.
+    fn step(&self, frame: &mut Frame<'_, D::Value>, pool: &mut Pool<D::Value>, depth: usize) -> Result<Step<D::Value>, OpError> {
         let func = frame.func;
         while let Some(node) = func.nodes.get(frame.pc) {
             let i = frame.pc;
             match node {
-                Node::Const(t) => define_one(frame, i, self.device.upload(t)?)?,
-                Node::Op { op, inputs } => {
-                    let sig = frame.plan.op_sigs.get(i).and_then(Option::as_ref);
-                    let donor = frame.plan.donor.get(i).copied().flatten();
-                    let out = if let Some(k) = donor {
-                        let slot = inputs.get(k).and_then(|v| frame.values.get_mut(v.0 as usize));
-                        let given = slot.and_then(Option::take).ok_or_else(|| internal("a donated input is not available"))?;
-                        let mut others: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
-                        for (pos, &v) in inputs.iter().enumerate() {
-                            if pos != k {
-                                others.push(read(&frame.values, v)?);
-                            }
-                        }
-                        self.device.op_into(op, given, k, &others, sig)?
-                    } else {
-                        let mut args: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
-                        for &v in inputs.iter() {
-                            args.push(read(&frame.values, v)?);
-                        }
-                        self.device.op(op, &args, sig)?
-                    };
-                    free(frame, i);
-                    define_one(frame, i, out)?;
+                Node::Const(_) | Node::Op { .. } => {
+                    self.simple_node(func, frame.plan, &mut frame.values, i, node)?;
+                    frame.pc = i + 1;
                 }
                 Node::Cond { pred, then_fn, else_fn, inputs } => {
-                    let p = self.truth(read(&frame.values, *pred)?)?;
-                    let args = read_all(&frame.values, inputs, pool)?;
+                    let p = self.truth(self.read(func, frame.plan, &frame.values, *pred)?)?;
+                    let args = self.read_all(frame, inputs, pool)?;
                     free(frame, i);
                     frame.wait = Wait::Results { node: i };
                     return Ok(Step::Invoke { callee: if p { *then_fn } else { *else_fn }, args });
                 }
-                Node::While { cond_fn, inputs, .. } => {
-                    let vars = read_all(&frame.values, inputs, pool)?;
+                Node::While { cond_fn, body_fn, inputs } => {
+                    let vars = self.read_all(frame, inputs, pool)?;
                     free(frame, i);
+                    if self.plan(*cond_fn)?.flat && self.plan(*body_fn)?.flat {
+                        let vars = self.flat_loop(depth, *cond_fn, *body_fn, vars, pool)?;
+                        define(frame, i, vars, pool)?;
+                        continue;
+                    }
                     let args = self.cond_args(*cond_fn, &vars, pool)?;
                     frame.wait = Wait::LoopCond { node: i, vars };
                     return Ok(Step::Invoke { callee: *cond_fn, args });
                 }
                 Node::Call { callee, inputs } => {
-                    let args = read_all(&frame.values, inputs, pool)?;
+                    let args = self.read_all(frame, inputs, pool)?;
                     free(frame, i);
                     frame.wait = Wait::Results { node: i };
                     return Ok(Step::Invoke { callee: *callee, args });
                 }
             }
         }
-        // The frame ends: its values move out (copied only when returned twice).
+        // The frame ends: its values move out.
         let mut results = pool.take();
-        for (k, v) in func.outputs.iter().enumerate() {
-            let repeated = func.outputs[k + 1..].contains(v);
-            let slot = frame.values.get_mut(v.0 as usize).ok_or_else(|| internal(format!("x{} is not available", v.0)))?;
-            let value = if repeated { slot.clone() } else { slot.take() };
-            results.push(Some(value.ok_or_else(|| internal(format!("x{} is not available", v.0)))?));
-        }
+        self.outputs(func, frame.plan, &mut frame.values, &mut results)?;
         Ok(Step::Return(results))
     }
+
+    /// Runs node `i` of `func`, a `Const` or an `Op`, on `values`: its
+    /// output stored (unless dead), the values it read for the last time freed.
+    #[inline]
+    fn simple_node(&self, func: &Function, plan: &Plan, values: &mut Slots<D::Value>, i: usize, node: &Node) -> Result<(), OpError> {
+        let out = match node {
+            Node::Const(t) => match self.device.constant(t) {
+                // Read from the library (`read`): nothing to store.
+                Some(_) => return Ok(()),
+                None => self.device.upload(t)?,
+            },
+            Node::Op { op, inputs } => {
+                let sig = plan.op_sigs.get(i).and_then(Option::as_ref);
+                let donor = plan.donor.get(i).copied().flatten();
+                let out = if let Some(k) = donor {
+                    let slot = inputs.get(k).and_then(|v| values.get_mut(v.0 as usize));
+                    let given = slot.and_then(Option::take).ok_or_else(|| internal("a donated input is not available"))?;
+                    let mut others: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
+                    for (pos, &v) in inputs.iter().enumerate() {
+                        if pos != k {
+                            others.push(self.read(func, plan, values, v)?);
+                        }
+                    }
+                    self.device.op_into(op, given, k, &others, sig)?
+                } else {
+                    let mut args: smallvec::SmallVec<[&D::Value; 4]> = smallvec::SmallVec::new();
+                    for &v in inputs.iter() {
+                        args.push(self.read(func, plan, values, v)?);
+                    }
+                    self.device.op(op, &args, sig)?
+                };
+                for &v in &plan.free_after[i] {
+                    values[v] = None;
+                }
+                out
+            }
+            _ => return Err(internal("an invocation in a flat function")),
+        };
+        let first = plan.first_output.get(i).copied().ok_or_else(|| internal("bad node"))?;
+        if !plan.dead[first] {
+            *values.get_mut(first).ok_or_else(|| internal("too many results"))? = Some(out);
+        }
+        Ok(())
+    }
+}
+
+/// The argument count check of an invocation of `func`.
+fn arity(func: &Function, given: usize) -> Result<(), OpError> {
+    if given != func.params.len() {
+        return Err(internal(format!("{} given {} arguments", func.name, given)));
+    }
+    Ok(())
 }
 
 /// All inputs of an op: `others` with `donor` put back at position `k`.
@@ -429,31 +581,6 @@ fn with_donor<'a, V>(others: &[&'a V], k: usize, donor: &'a V) -> smallvec::Smal
     let mut inputs: smallvec::SmallVec<[&V; 4]> = others.iter().copied().collect();
     inputs.insert(k.min(inputs.len()), donor);
     inputs
-}
-
-fn read<V>(values: &[Option<V>], v: ValueId) -> Result<&V, OpError> {
-    values
-        .get(v.0 as usize)
-        .and_then(Option::as_ref)
-        .ok_or_else(|| internal(format!("x{} is not available", v.0)))
-}
-
-fn read_all<V: Clone>(values: &[Option<V>], vs: &[ValueId], pool: &mut Pool<V>) -> Result<Slots<V>, OpError> {
-    let mut out = pool.take();
-    for &v in vs {
-        out.push(Some(read(values, v)?.clone()));
-    }
-    Ok(out)
-}
-
-/// `define` for a node of one output, without a vector.
-fn define_one<V>(frame: &mut Frame<'_, V>, node: usize, result: V) -> Result<(), OpError> {
-    let first = frame.plan.first_output.get(node).copied().ok_or_else(|| internal("bad node"))?;
-    if !frame.plan.dead[first] {
-        *frame.values.get_mut(first).ok_or_else(|| internal("too many results"))? = Some(result);
-    }
-    frame.pc = node + 1;
-    Ok(())
 }
 
 /// Stores `results` as node `node`'s outputs (skipping dead ones) and moves on.

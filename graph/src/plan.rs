@@ -26,6 +26,12 @@ pub(crate) struct Plan {
     /// time there (once), with the output's dtype and shape: the device may
     /// compute the output into its storage.
     pub donor: Vec<Option<usize>>,
+    /// Only `Const` and `Op` nodes: an invocation runs to its end without
+    /// invoking anything (a loop of such functions runs without the frame stack).
+    pub flat: bool,
+    /// Per value: the `Const` node defining it (a device whose values are
+    /// host tensors reads those from the library; never a donor).
+    pub const_node: Vec<Option<usize>>,
 }
 
 impl Plan {
@@ -65,6 +71,12 @@ impl Plan {
                 None => dead[v] = true,
             }
         }
+        let mut const_node = vec![None; num_values];
+        for (i, node) in f.nodes.iter().enumerate() {
+            if let (Node::Const(_), Some(slot)) = (node, const_node.get_mut(first_output[i])) {
+                *slot = Some(i);
+            }
+        }
         let (op_sigs, value_sigs) = op_signatures(lib, f);
         let donor = f
             .nodes
@@ -77,13 +89,15 @@ impl Plan {
                 inputs.iter().position(|v| {
                     let v = v.0 as usize;
                     free_after[i].contains(&v)
+                        && const_node[v].is_none()
                         && inputs.iter().filter(|w| w.0 as usize == v).count() == 1
                         && value_sigs.get(v) == Some(out)
                 })
             })
             .collect();
         let param_used = (0..f.params.len()).map(|v| !unused_params.contains(&v)).collect();
-        Plan { first_output, num_values, free_after, unused_params, param_used, dead, op_sigs, donor }
+        let flat = f.nodes.iter().all(|n| matches!(n, Node::Const(_) | Node::Op { .. }));
+        Plan { first_output, num_values, free_after, unused_params, param_used, dead, op_sigs, donor, flat, const_node }
     }
 }
 

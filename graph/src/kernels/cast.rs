@@ -64,6 +64,18 @@ cast_impl!(f64, 0.0);
 
 /// `a` converted elementwise to `to`.
 pub(crate) fn cast_array<T: CastTo>(a: &ArrayD<T>, to: DType) -> Data {
+    if let (0, Some(&x)) = (a.ndim(), a.first()) {
+        // A 0-d tensor (a loop's token): `mapv` spends most of its time on
+        // the shape.
+        use super::scalar::zero_d;
+        return match to {
+            DType::Bool => Data::Bool(zero_d(x.to_bool())),
+            DType::Int32 => Data::I32(zero_d(x.to_i32())),
+            DType::Int64 => Data::I64(zero_d(x.to_i64())),
+            DType::Float32 => Data::F32(zero_d(x.to_f32())),
+            DType::Float64 => Data::F64(zero_d(x.to_f64())),
+        };
+    }
     match to {
         DType::Bool => Data::Bool(a.mapv(T::to_bool)),
         DType::Int32 => Data::I32(a.mapv(T::to_i32)),

@@ -4,10 +4,14 @@
 //! function of the same operands, in the same order, as in `elementwise.rs`,
 //! so the bits are eager execution's. Only ops without value-dependent
 //! errors, and only the broadcasts `zip2` has shortcuts for; for anything
-//! else `in_place` returns false and leaves `dst` untouched.
+//! else `in_place` returns false and leaves `dst` untouched. `MatMul` too:
+//! `matmul.rs`'s loops into a scratch buffer (they read the inputs while
+//! writing), then copied into the input's storage, which saves building,
+//! counting and later freeing a new tensor.
 
 use super::elem::{maximum, minimum, relu, Float, Number};
 use super::elementwise::is_suffix;
+use super::matmul_tiles::matmul_into;
 use crate::op::Op;
 use crate::shape::same_shape;
 use crate::tensor::Data;
@@ -61,8 +65,43 @@ fn binary<T: Number>(op: &Op, a: &mut ArrayD<T>, k: usize, b: &ArrayD<T>) -> boo
         Op::Mul => zip_into(a, k, b, T::mul),
         Op::Maximum => zip_into(a, k, b, maximum),
         Op::Minimum => zip_into(a, k, b, minimum),
+        Op::MatMul => matmul_donor(a, k, b),
         _ => false,
     }
+}
+
+/// `dst @ b` (`k == 0`) or `b @ dst`, into `dst` (which has the output's
+/// shape: the plan's donor rule). The same per-matrix loops as `matmul`.
+fn matmul_donor<T: Number>(dst: &mut ArrayD<T>, k: usize, b: &ArrayD<T>) -> bool {
+    let (a_shape, b_shape) = if k == 0 { (dst.shape(), b.shape()) } else { (b.shape(), dst.shape()) };
+    let r = a_shape.len();
+    if r < 2 || b_shape.len() != r || a_shape[..r - 2] != b_shape[..r - 2] || a_shape[r - 1] != b_shape[r - 2] {
+        return false;
+    }
+    let (m, inner, n) = (a_shape[r - 2], a_shape[r - 1], b_shape[r - 1]);
+    // The output, [..., m, n], must have dst's shape.
+    if (k == 0 && n != inner) || (k == 1 && m != inner) {
+        return false;
+    }
+    let batches: usize = a_shape[..r - 2].iter().product();
+    let b = b.as_standard_layout();
+    let (Some(other), Some(x)) = (b.as_slice(), dst.as_slice_mut()) else {
+        return false;
+    };
+    if x.len() != batches * m * n {
+        return false;
+    }
+    let mut scratch: smallvec::SmallVec<[T; 256]> = smallvec::smallvec![T::ZERO; m * n];
+    for batch in 0..batches {
+        let o = batch * m * n..(batch + 1) * m * n;
+        if k == 0 {
+            matmul_into(&x[batch * m * inner..(batch + 1) * m * inner], &other[batch * inner * n..(batch + 1) * inner * n], &mut scratch, m, inner, n);
+        } else {
+            matmul_into(&other[batch * m * inner..(batch + 1) * m * inner], &x[batch * inner * n..(batch + 1) * inner * n], &mut scratch, m, inner, n);
+        }
+        x[o].copy_from_slice(&scratch);
+    }
+    true
 }
 
 /// `a = f(a, b)` (`k == 0`) or `a = f(b, a)`, `b` broadcast to `a`'s shape.

@@ -80,15 +80,27 @@ pub(crate) fn transpose_perm(perm: &Option<Vec<usize>>, rank: usize) -> Result<V
 pub(crate) fn transpose<T: Clone>(a: &ArrayD<T>, perm: &[usize]) -> ArrayD<T> {
     // A contiguous matrix: element (i, j) to (j, i), without ndarray's n-d walk.
     if let (&[1, 0], &[m, n], Some(src)) = (perm, a.shape(), a.as_slice()) {
-        let mut out: Vec<T> = Vec::with_capacity(n * m);
-        for j in 0..n {
-            out.extend((0..m).map(|i| src[i * n + j].clone()));
-        }
+        let mut out: Vec<T> = src.first().map_or_else(Vec::new, |x| vec![x.clone(); n * m]);
+        transpose_into(src, m, n, &mut out);
         if let Ok(out) = array_of(&[n, m], out) {
             return out;
         }
     }
     a.view().permuted_axes(IxDyn(perm)).as_standard_layout().into_owned()
+}
+
+/// `src`, an m×n row-major matrix, transposed into `out` (n×m): each row
+/// of `src` read once and scattered into `out`'s columns (gathering each
+/// column instead, with `extend`, was several times slower).
+pub(crate) fn transpose_into<T: Clone>(src: &[T], m: usize, n: usize, out: &mut [T]) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    for (i, row) in src.chunks_exact(n).take(m).enumerate() {
+        for (col, x) in out.chunks_exact_mut(m).zip(row) {
+            col[i] = x.clone();
+        }
+    }
 }
 
 /// The output shape of concatenating `shapes` (one dtype, checked by the caller).

@@ -52,11 +52,9 @@ fn blocks<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usi
     if j == n {
         return;
     }
-    // a transposed: column p of a is row p here.
-    let mut at = Vec::with_capacity(m * k);
-    for p in 0..k {
-        at.extend((0..m).map(|i| a[i * k + p]));
-    }
+    // a transposed: column p of a is row p here (on the stack when small).
+    let mut at: smallvec::SmallVec<[T; 512]> = smallvec::smallvec![T::ZERO; m * k];
+    super::layout::transpose_into(a, m, k, &mut at);
     for j in j..n {
         let mut i = columns::<T, 16>(&at, b, out, (m, k, n), j, 0);
         i = columns::<T, 8>(&at, b, out, (m, k, n), j, i);

@@ -10,6 +10,7 @@ pub(crate) mod in_place;
 pub(crate) mod index;
 pub(crate) mod layout;
 pub(crate) mod matmul;
-mod matmul_tiles;
+pub(crate) mod matmul_tiles;
 pub(crate) mod reduce;
+pub(crate) mod scalar;
 mod tanh32;

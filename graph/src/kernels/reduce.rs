@@ -4,6 +4,7 @@
 
 use super::elem::{Elem, Number};
 use super::first_extreme::first_extreme;
+use super::scalar::zero_d;
 use crate::error::OpError;
 use crate::shape::{array_of, fmt_shape, normalize_axis};
 use ndarray::{ArrayD, IxDyn};
@@ -99,14 +100,30 @@ pub(crate) fn mean<T: Number>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize])
 
 /// Max (`is_max`) or min; an empty group is an error (`infer` refuses it first).
 pub(crate) fn extreme<T: Elem>(a: &ArrayD<T>, mask: &[bool], out_shape: &[usize], is_max: bool) -> Result<ArrayD<T>, OpError> {
+    if let Some((_, x)) = whole(a, out_shape, is_max) {
+        return Ok(zero_d(x));
+    }
     let values: Option<Vec<T>> = fold_groups(a, mask, out_shape, |g| first_extreme(g, is_max).map(|(_, x)| x))?;
     shaped(out_shape, values.ok_or_else(|| OpError::invalid("cannot reduce an empty axis with max or min"))?)
 }
 
 /// The position of the first maximum along `axis` (NaN counts as the maximum).
 pub(crate) fn argmax<T: Elem>(a: &ArrayD<T>, axis: usize, out_shape: &[usize]) -> Result<ArrayD<i64>, OpError> {
+    if let Some((i, _)) = whole(a, out_shape, true) {
+        return Ok(zero_d(i as i64));
+    }
     let mask: smallvec::SmallVec<[bool; 8]> = (0..a.ndim()).map(|i| i == axis).collect();
     shaped(out_shape, fold_groups(a, &mask, out_shape, |g| first_extreme(g, true).map_or(0, |(i, _)| i as i64))?)
+}
+
+/// `first_extreme` of all of `a` when it folds to one 0-d output from
+/// contiguous storage (a vector's argmax, a whole-tensor max): the one group
+/// `fold_groups` would make, without collecting and shaping a vector.
+fn whole<T: Elem>(a: &ArrayD<T>, out_shape: &[usize], is_max: bool) -> Option<(usize, T)> {
+    if !out_shape.is_empty() {
+        return None;
+    }
+    first_extreme(a.as_slice()?, is_max)
 }
 
 /// The shape `ArgMax` returns, or an error for a scalar or an empty axis.

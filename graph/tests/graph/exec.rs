@@ -185,3 +185,76 @@ fn ops_writing_into_dying_inputs_give_the_eager_bits() {
     assert_eq!(got, vec![ev(Op::Sub, &[&x8, &x8]), ev(Op::Abs, &[&x])]);
     assert_eq!(x, Tensor::from_f32(vec![1.0, -2.5, 0.0, 3.0, -0.0, 7.0], &[2, 3]).unwrap());
 }
+
+/// A matrix product whose left or right operand dies there, of the output's
+/// shape, is computed into that operand's storage: the eager bits, batched
+/// too, for float32 (vector paths) and int64; an argument is never written.
+#[test]
+fn matmuls_into_dying_operands_give_the_eager_bits() {
+    for batch in [&[][..], &[3usize][..]] {
+        let shape = |m: usize, n: usize| [batch, &[m, n][..]].concat();
+        for dtype in [DType::Float32, DType::Int64] {
+            let (sq, wide) = (sig(dtype, &shape(5, 5)), sig(dtype, &shape(5, 19)));
+            let mut lib = Library::new();
+            lib.add(func(
+                "products",
+                vec![sq.clone(), wide.clone(), sq.clone()],
+                vec![wide, sq.clone()],
+                vec![
+                    op(Op::Neg, &[1]),         // x3: fresh [.., 5, 19]
+                    op(Op::MatMul, &[0, 3]),   // x4 = x0 @ x3 (x3 dies: right donor)
+                    op(Op::Abs, &[2]),         // x5: fresh [.., 5, 5]
+                    op(Op::MatMul, &[5, 4]),   // x6 = x5 @ x4 (x4 dies: right donor;
+                                               // x5 dies too, not of the output's shape)
+                    op(Op::Neg, &[0]),         // x7: fresh [.., 5, 5]
+                    op(Op::MatMul, &[7, 2]),   // x8 = x7 @ x2 (x7 dies: left donor;
+                                               // x2, an argument, is shared)
+                ],
+                &[6, 8],
+            ));
+            let n = |shape: &[usize], k: i64| {
+                let len: usize = shape.iter().product();
+                let v: Vec<f64> = (0..len as i64).map(|i| ((i * 7 + k) % 11 - 5) as f64 * 0.375).collect();
+                match dtype {
+                    DType::Float32 => Tensor::from_f32(v.iter().map(|&x| x as f32).collect(), shape).unwrap(),
+                    _ => Tensor::from_i64(v.iter().map(|&x| (x * 8.0) as i64).collect(), shape).unwrap(),
+                }
+            };
+            let (a, b, c) = (n(&shape(5, 5), 1), n(&shape(5, 19), 2), n(&shape(5, 5), 3));
+            let got = run(&lib, FnId(0), &[a.clone(), b.clone(), c.clone()]).unwrap();
+            let ev = |o: Op, xs: &[&Tensor]| stagecheck_graph::eval(&o, xs).unwrap();
+            let x4 = ev(Op::MatMul, &[&a, &ev(Op::Neg, &[&b])]);
+            let x6 = ev(Op::MatMul, &[&ev(Op::Abs, &[&c]), &x4]);
+            let x8 = ev(Op::MatMul, &[&ev(Op::Neg, &[&a]), &c]);
+            assert_eq!(got, vec![x6, x8], "{dtype} batch {batch:?}");
+            assert_eq!((b, c), (n(&shape(5, 19), 2), n(&shape(5, 5), 3)));
+        }
+    }
+}
+
+/// A loop of flat functions (only constants and ops) runs without frames on
+/// the stack, yet invokes as if it pushed them: the interrupt check before
+/// each of sum_loop's 21 invocations (11 conditions, 10 bodies), the depth
+/// limit counting the loop's caller.
+#[test]
+fn flat_loops_check_before_every_invocation() {
+    let lib = sum_loop();
+    let calls = std::cell::Cell::new(0);
+    let count = || {
+        calls.set(calls.get() + 1);
+        calls.get() > 21
+    };
+    let out = Executor::new(&lib).unwrap().with_interrupt(&count).run(FnId(0), &[]).unwrap();
+    assert_eq!(out, vec![Tensor::scalar_i32(55), Tensor::scalar_i32(11)]);
+    assert_eq!(calls.get(), 21);
+    let stop = || {
+        calls.set(calls.get() + 1);
+        calls.get() > 4
+    };
+    calls.set(0);
+    let err = Executor::new(&lib).unwrap().with_interrupt(&stop).run(FnId(0), &[]).unwrap_err();
+    assert_eq!((err.kind, calls.get()), (ErrorKind::Interrupted, 5));
+    let err = Executor::new(&lib).unwrap().with_max_depth(1).run(FnId(0), &[]).unwrap_err();
+    assert_eq!(err.to_string(), "maximum recursion depth exceeded");
+    assert!(Executor::new(&lib).unwrap().with_max_depth(2).run(FnId(0), &[]).is_ok());
+}

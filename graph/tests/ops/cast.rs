@@ -37,3 +37,26 @@ fn cast_to_the_same_dtype_is_the_identity() {
     let x = f32s(&[f32::from_bits(0x7fc0_0001)], &[1]);
     same(&cast(&x, DType::Float32), &x);
 }
+
+/// A 0-d tensor takes its own shortcut (`cast_array`): every pair of dtypes
+/// gives the element a [1]-shaped tensor gives.
+#[test]
+fn zero_d_casts_match_one_element_ones() {
+    let dtypes = [DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64];
+    let one = |v: f64, d: DType, shape: &[usize]| match d {
+        DType::Bool => bools(&[v != 0.0], shape),
+        DType::Int32 => i32s(&[v as i32], shape),
+        DType::Int64 => i64s(&[v as i64], shape),
+        DType::Float32 => f32s(&[v as f32], shape),
+        DType::Float64 => f64s(&[v], shape),
+    };
+    for v in [0.0, -0.0, 1.9, -2.5, 3e9, -1e19, f64::NAN, f64::INFINITY, 0.1] {
+        for from in dtypes {
+            for to in dtypes {
+                let got = cast(&one(v, from, &[]), to);
+                let want = cast(&one(v, from, &[1]), to);
+                assert!(got.shape().is_empty() && got.scalars()[0].bit_eq(want.scalars()[0]), "{v} {from} -> {to}");
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! The kernels' shortcuts for contiguous tensors (a row broadcast along
 //! leading axes, a matrix transpose, a gathered row, reductions over
-//! trailing axes) against the general rule, written out element by element.
+//! trailing axes, two 0-d operands) against the general rule, written out
+//! element by element.
 
 use super::*;
 
@@ -50,4 +51,38 @@ fn trailing_reductions_fold_each_row_in_order() {
     same(&ev(Op::ReduceSum { axis: None, keepdims: true }, &[&t]), &f32s(&[all], &[1, 1]));
     let firsts: Vec<f32> = (0..6).map(|j| 0.0 + a[j] + a[6 + j]).collect();
     same(&ev(Op::ReduceSum { axis: Some(vec![0]), keepdims: false }, &[&t]), &f32s(&firsts, &[6]));
+}
+
+#[test]
+fn two_scalars_compute_what_one_element_arrays_do() {
+    // 0-d operands take `kernels/scalar.rs`; [1]-shaped ones the broadcasting
+    // kernels: the same element functions, so the same bits.
+    let ops = [Op::Add, Op::Sub, Op::Mul, Op::Maximum, Op::Minimum, Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge];
+    let floats = [0.0f64, -0.0, 1.5, -2.25, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300];
+    let ints = [0i64, 1, -1, i64::MAX, i64::MIN, 7];
+    let scalar_of = |t: &Tensor| t.to_scalar().unwrap();
+    for op in &ops {
+        let pairs: Vec<(Tensor, Tensor, Tensor, Tensor)> = floats
+            .iter()
+            .flat_map(|&x| floats.iter().map(move |&y| (x, y)))
+            .flat_map(|(x, y)| {
+                [
+                    (f32s(&[x as f32], &[]), f32s(&[y as f32], &[]), f32s(&[x as f32], &[1]), f32s(&[y as f32], &[1])),
+                    (f64s(&[x], &[]), f64s(&[y], &[]), f64s(&[x], &[1]), f64s(&[y], &[1])),
+                ]
+            })
+            .chain(ints.iter().flat_map(|&x| ints.iter().map(move |&y| (x, y))).flat_map(|(x, y)| {
+                [
+                    (i32s(&[x as i32], &[]), i32s(&[y as i32], &[]), i32s(&[x as i32], &[1]), i32s(&[y as i32], &[1])),
+                    (i64s(&[x], &[]), i64s(&[y], &[]), i64s(&[x], &[1]), i64s(&[y], &[1])),
+                ]
+            }))
+            .collect();
+        for (a, b, a1, b1) in &pairs {
+            let got = ev(op.clone(), &[a, b]);
+            let want = ev(op.clone(), &[a1, b1]);
+            assert!(got.shape().is_empty(), "{op:?}");
+            assert!(scalar_of(&got).bit_eq(want.scalars()[0]), "{op:?} {a:?} {b:?}: {got:?} vs {want:?}");
+        }
+    }
 }
