@@ -16,7 +16,6 @@
 //! clause appended after it.
 
 use super::exits;
-use crate::ast_build::{self, Sub};
 use crate::blocks;
 use crate::context::FunctionContext;
 use crate::error::Refusal;
@@ -59,7 +58,7 @@ fn lower_loop(mut stmt: Stmt, cx: &mut FunctionContext, out: &mut Vec<Stmt>) -> 
     let flag = cx.namer.new_name("break_");
     exits::lower_loop_exits(loop_body, &|s| matches!(s, Stmt::Break(_)), &flag, "break in finally")?;
     cx.extra_tests.entry(range).or_default().push(flag.clone());
-    out.push(ast_build::stmt("FLAG = False", range, vec![("FLAG", Sub::Name(flag.clone()))]));
+    out.extend(exits::reset(&flag, None, range));
     out.push(stmt);
     if crate::planted::active("for_else_after_break") {
         out.extend(orelse);

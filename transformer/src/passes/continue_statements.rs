@@ -3,7 +3,6 @@
 //! set it runs under `if not continue_:`.
 
 use super::exits;
-use crate::ast_build::{self, Sub};
 use crate::blocks;
 use crate::context::FunctionContext;
 use crate::error::Refusal;
@@ -30,7 +29,7 @@ pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) -> Result<(), Refusal
         }
         let flag = cx.namer.new_name("continue_");
         exits::lower_loop_exits(loop_body, &|s| matches!(s, Stmt::Continue(_)), &flag, "continue in finally")?;
-        loop_body.insert(0, ast_build::stmt("FLAG = False", range, vec![("FLAG", Sub::Name(flag))]));
+        loop_body.splice(0..0, exits::reset(&flag, None, range));
     }
     Ok(())
 }

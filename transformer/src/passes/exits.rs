@@ -7,15 +7,27 @@
 //! exit is cancelled (the exception propagates instead, and an enclosing
 //! `except` may resume the loop or the function). So a `finally` after a
 //! body that may exit runs as `try: F / except BaseException: <cancel>;
-//! raise`, where `<cancel>` undoes the lowered exit (found by the fuzzer:
-//! a `break` whose `finally` raised into an enclosing `except` still ended
-//! the loop).
+//! raise`, where `<cancel>` is [`reset`]: at that `try`'s start no exit was
+//! pending, so undoing the lowered exit puts its variables back to their
+//! initial values (found by the fuzzer: a `break` whose `finally` raised
+//! into an enclosing `except` still ended the loop).
 
 use crate::ast_build::{self, Sub};
 use crate::error::Refusal;
 use ruff_python_ast::{self as ast, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 use thin_vec::ThinVec;
+
+/// An exit's variables at their initial values, no exit pending: `flag =
+/// False`, and for `return` its value variable, `retval_ = None`. They start
+/// so, and a cancelled exit goes back to them.
+pub fn reset(flag: &str, value: Option<&str>, origin: TextRange) -> Vec<Stmt> {
+    let mut stmts = vec![ast_build::stmt("FLAG = False", origin, vec![("FLAG", Sub::Name(flag.to_string()))])];
+    if let Some(value) = value {
+        stmts.push(ast_build::stmt("VALUE = None", origin, vec![("VALUE", Sub::Name(value.to_string()))]));
+    }
+    stmts
+}
 
 /// `if not <flag>: rest`
 pub fn guard(flag: &str, rest: Vec<Stmt>, origin: TextRange) -> Stmt {
@@ -31,12 +43,11 @@ pub fn lower_loop_exits(
     construct: &'static str,
 ) -> Result<(), Refusal> {
     let mut lower = |exit: Stmt| vec![ast_build::stmt("FLAG = True", exit.range(), vec![("FLAG", Sub::Name(flag.to_string()))])];
-    let cancel = |origin| vec![ast_build::stmt("FLAG = False", origin, vec![("FLAG", Sub::Name(flag.to_string()))])];
     let mut exit = Exit {
         is_exit,
         lower: &mut lower,
-        cancel: &cancel,
         flag: flag.to_string(),
+        value: None,
         through_loops: false,
         loops: Vec::new(),
         construct,
@@ -49,11 +60,9 @@ pub struct Exit<'a> {
     pub is_exit: &'a dyn Fn(&Stmt) -> bool,
     /// The statements an exit becomes.
     pub lower: &'a mut dyn FnMut(Stmt) -> Vec<Stmt>,
-    /// The statements undoing a lowered exit that a raising `finally`
-    /// cancelled (at that `try`'s start no exit was pending: the flags had
-    /// their initial values).
-    pub cancel: &'a dyn Fn(TextRange) -> Vec<Stmt>,
     pub flag: String,
+    /// The variable the exit's value goes to (`return`'s `retval_`).
+    pub value: Option<String>,
     /// Whether exits inside nested loops are ours too (`return`) or not (`break`).
     pub through_loops: bool,
     /// Loops whose body may set the flag (they must stop when it is set).
@@ -128,7 +137,7 @@ impl Exit<'_> {
                     t.finalbody = ThinVec::from_iter([ast_build::stmt(
                         "try:\n    FINALLY\nexcept BaseException:\n    CANCEL\n    raise",
                         origin,
-                        vec![("FINALLY", Sub::Body(finalbody)), ("CANCEL", Sub::Body((self.cancel)(origin)))],
+                        vec![("FINALLY", Sub::Body(finalbody)), ("CANCEL", Sub::Body(reset(&self.flag, self.value.as_deref(), origin)))],
                     )]);
                 }
             }

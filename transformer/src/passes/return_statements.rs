@@ -5,7 +5,7 @@
 //! `not do_return`, and the function ends with `return retval_`
 //! (AutoGraph's return_statements).
 
-use super::exits::Exit;
+use super::exits::{self, Exit};
 use crate::ast_build::{self, Sub};
 use crate::blocks;
 use crate::context::FunctionContext;
@@ -32,19 +32,11 @@ pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext, at: usize) -> Result<
             ("FLAG", Sub::Name(flag.clone())),
         ])
     };
-    // A cancelled return: no return was pending at the `try` (retval_ was still None).
-    let (flag, value) = (do_return.clone(), retval.clone());
-    let cancel = move |origin| {
-        ast_build::stmts("FLAG = False\nVALUE = None", origin, vec![
-            ("FLAG", Sub::Name(flag.clone())),
-            ("VALUE", Sub::Name(value.clone())),
-        ])
-    };
     let mut exit = Exit {
         is_exit: &|s| matches!(s, Stmt::Return(_)),
         lower: &mut lower,
-        cancel: &cancel,
         flag: do_return.clone(),
+        value: Some(retval.clone()),
         through_loops: true,
         loops: Vec::new(),
         construct: "return in finally",
@@ -55,10 +47,7 @@ pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext, at: usize) -> Result<
         cx.extra_tests.entry(l).or_default().push(do_return.clone());
     }
     let origin = rest.first().map(|s| s.range()).unwrap_or_default();
-    body.extend(ast_build::stmts("FLAG = False\nVALUE = None", origin, vec![
-        ("FLAG", Sub::Name(do_return)),
-        ("VALUE", Sub::Name(retval.clone())),
-    ]));
+    body.extend(exits::reset(&do_return, Some(&retval), origin));
     body.extend(rest);
     let end = body.last().map(|s| TextRange::empty(s.range().end())).unwrap_or_default();
     body.push(ast_build::stmt("return VALUE", end, vec![("VALUE", Sub::Name(retval))]));
