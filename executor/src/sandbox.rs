@@ -156,21 +156,16 @@ pub(crate) fn sys_modules(vm: &VirtualMachine) -> Option<PyDictRef> {
 impl Snapshot {
     fn take(vm: &VirtualMachine) -> Snapshot {
         let modules = sys_modules(vm).expect("sys.modules is a dict");
-        let runtime = crate::runtime::MODULES.iter().map(|(name, _)| {
-            let module = modules.get_item(*name, vm).expect("runtime installed");
-            module.dict().expect("a module has a dict")
-        });
-        let dicts: Vec<_> = [vm.builtins.dict(), vm.sys_module.dict(), modules.clone()]
-            .into_iter()
-            .chain(runtime)
-            .map(|dict| {
-                let items = dict.items_vec();
-                (dict, items)
+        let runtime: Vec<PyDictRef> = crate::runtime::MODULES
+            .iter()
+            .map(|(name, _)| {
+                let module = modules.get_item(*name, vm).expect("runtime installed");
+                module.dict().expect("a module has a dict")
             })
             .collect();
         let mut classes: Vec<(PyTypeRef, Attributes)> = Vec::new();
-        for (_, items) in &dicts[3..] {
-            for (_, value) in items {
+        for dict in &runtime {
+            for (_, value) in dict.items_vec() {
                 let Ok(class) = value.clone().downcast::<PyType>() else { continue };
                 let module = class.as_object().get_attr("__module__", vm).ok().and_then(|m| m.str(vm).ok());
                 let ours = module.is_some_and(|m| m.to_string_lossy().split('.').next() == Some("stagecheck"));
@@ -180,6 +175,14 @@ impl Snapshot {
                 }
             }
         }
+        let dicts = [vm.builtins.dict(), vm.sys_module.dict(), modules.clone()]
+            .into_iter()
+            .chain(runtime)
+            .map(|dict| {
+                let items = dict.items_vec();
+                (dict, items)
+            })
+            .collect();
         Snapshot { dicts, classes }
     }
 
@@ -190,9 +193,7 @@ impl Snapshot {
     pub fn restore(&self, vm: &VirtualMachine) {
         for (dict, items) in &self.dicts {
             let now = dict.items_vec();
-            let unchanged = now.len() == items.len()
-                && now.iter().zip(items).all(|((k, v), (k0, v0))| k.is(k0) && v.is(v0));
-            if !unchanged {
+            if !same_objects(now.iter(), items, |(k, v), (k0, v0)| k.is(k0) && v.is(v0)) {
                 dict.clear();
                 for (k, v) in items {
                     let _ = dict.set_item(&**k, v.clone(), vm);
@@ -200,10 +201,8 @@ impl Snapshot {
             }
         }
         for (class, attributes) in &self.classes {
-            let unchanged = {
-                let now = class.attributes.read();
-                now.len() == attributes.len() && now.iter().zip(attributes).all(|((k, v), (k0, v0))| std::ptr::eq(*k, *k0) && v.is(v0))
-            };
+            let unchanged =
+                same_objects(class.attributes.read().iter(), attributes, |(k, v), (k0, v0)| std::ptr::eq(*k, *k0) && v.is(v0));
             if !unchanged {
                 let mut now = class.attributes.write();
                 now.clear();
@@ -213,6 +212,12 @@ impl Snapshot {
             }
         }
     }
+}
+
+/// Whether `now` holds, in order, the very entries `then` holds (`same`
+/// compares one pair by identity): a state a run left alone is not rewritten.
+fn same_objects<A, B>(now: impl ExactSizeIterator<Item = A>, then: &[B], same: impl Fn(A, &B) -> bool) -> bool {
+    now.len() == then.len() && now.zip(then).all(|(a, b)| same(a, b))
 }
 
 #[rustpython_vm::pymodule]
