@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// A program the VM could not compile.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SyntaxError {
     pub line: u32,
     pub column: u32,
@@ -78,7 +78,13 @@ impl Executor {
         self.watchdog.arm(self.config.time_limit);
         crate::tensors::set_deadline(started + self.config.time_limit);
         let guard = panics::RunGuard::enter();
-        let interp = &self.interp;
+        let (interp, snapshot) = (&self.interp, &self.snapshot);
+        let executed_at = std::cell::Cell::new(None);
+        // Everything that can run user code stays inside the watched, guarded
+        // window: the body, `str()` of its exception, rendering, and the
+        // teardown (clearing the globals runs finalizers, restoring the
+        // shared dicts drops what the program stored there). A panic anywhere
+        // in it is this run's `crashed` outcome, with its stdout so far.
         let result = catch_unwind(AssertUnwindSafe(|| {
             interp.enter(|vm| {
                 let scope = vm.new_scope_with_builtins();
@@ -86,23 +92,16 @@ impl Executor {
                 let initial = scope.globals.keys_vec();
                 let executing = Instant::now();
                 let result = vm.run_code_obj(code, scope.clone());
-                (result, scope, initial, executing.elapsed())
-            })
-        }));
-        self.watchdog.disarm();
-        drop(guard);
-        let micros = started.elapsed().as_micros() as u64;
-        let (terminal, globals) = match result {
-            Ok((result, scope, initial, executed)) => self.interp.enter(|vm| {
-                phases.execute = executed;
-                phases.setup = started.elapsed() - executed;
+                phases.execute = executing.elapsed();
+                phases.setup = started.elapsed() - phases.execute;
+                executed_at.set(Some(started.elapsed()));
                 let rendering = Instant::now();
                 let terminal = match result {
                     Ok(_) => Terminal::Completed,
                     Err(exc) => raised(vm, &exc, path),
                 };
                 let mut renderer = Renderer::new(vm);
-                let globals = scope
+                let globals: Vec<_> = scope
                     .globals
                     .items_vec()
                     .into_iter()
@@ -115,10 +114,17 @@ impl Executor {
                 phases.render = rendering.elapsed();
                 let restoring = Instant::now();
                 scope.globals.clear();
-                self.snapshot.restore(vm);
+                drop(scope);
+                snapshot.restore(vm);
                 phases.restore = restoring.elapsed();
                 (terminal, globals)
-            }),
+            })
+        }));
+        self.watchdog.disarm();
+        drop(guard);
+        let micros = executed_at.get().unwrap_or_else(|| started.elapsed()).as_micros() as u64;
+        let (terminal, globals) = match result {
+            Ok(ended) => ended,
             Err(payload) => {
                 let terminal = match payload.downcast_ref::<LimitPanic>() {
                     Some(LimitPanic(limit)) => Terminal::Diverged { limit: *limit },
@@ -133,7 +139,9 @@ impl Executor {
         let graph = if self.config.keep_graph { crate::tensors::graph_text() } else { String::new() };
         self.phases = phases;
         let tolerance = crate::tensors::run_tolerance();
-        Ok(Outcome { terminal, stdout, stdout_truncated, globals, micros, graph, tolerance })
+        let mut outcome = Outcome { terminal, stdout, stdout_truncated, globals, micros, graph, tolerance };
+        crate::addresses::normalize(&mut outcome);
+        Ok(outcome)
     }
 
     /// A panic unwound through the VM: its state is no longer trusted.

@@ -10,6 +10,7 @@
 //! - [`sandbox`]: what a program can import and reach; [`runtime`]: the
 //!   `stagecheck` package converted programs import.
 
+pub mod addresses;
 pub mod alloc;
 mod capture;
 mod code_cache;

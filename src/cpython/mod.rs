@@ -130,6 +130,8 @@ fn parse(out: &[u8]) -> Result<CpythonRun, String> {
             for (_, v) in &mut outcome.globals {
                 canonical(v);
             }
+            // Addresses named as RustPython's runs name theirs.
+            crate::executor::addresses::normalize(&mut outcome);
             CpythonRun::Ran { outcome }
         }
         Reply::Uncompilable { message, line } => CpythonRun::Uncompilable { message, line },

@@ -1,0 +1,111 @@
+//! Addresses in default reprs (`<function f at 0x7f3a5c0b1234>`,
+//! `<C object at 0x2000...>`) differ between runs, modes and interpreters:
+//! an outcome names them by order of first appearance instead
+//! (`at 0x@1`, `at 0x@2`, ...), the same address the same name throughout
+//! one outcome (stdout, then the exception's message, then the globals), so
+//! that identity ("the same object printed twice") still compares.
+//!
+//! Only ` at 0x` followed by at least [`MIN_DIGITS`] hex digits is an
+//! address: what a default repr prints, and no number a program is likely
+//! to print on purpose in that form.
+
+use crate::outcome::{Outcome, Terminal};
+use crate::value::Value;
+
+/// Fewer hex digits than this after ` at 0x` are not taken for an address.
+pub const MIN_DIGITS: usize = 6;
+const MARK: &str = " at 0x";
+
+/// Names the addresses of `outcome` by order of appearance.
+pub fn normalize(outcome: &mut Outcome) {
+    let mut seen = Vec::new();
+    rewrite(&mut outcome.stdout, &mut seen);
+    if let Terminal::Raised { message, .. } | Terminal::Crashed { message } = &mut outcome.terminal {
+        rewrite(message, &mut seen);
+    }
+    for (_, value) in &mut outcome.globals {
+        rewrite_value(value, &mut seen);
+    }
+}
+
+fn rewrite_value(value: &mut Value, seen: &mut Vec<String>) {
+    match value {
+        Value::Str(s) => rewrite(s, seen),
+        Value::List(items) | Value::Tuple(items) | Value::Set(items) | Value::FrozenSet(items) => {
+            items.iter_mut().for_each(|v| rewrite_value(v, seen))
+        }
+        Value::Dict(entries) => entries.iter_mut().for_each(|(k, v)| {
+            rewrite_value(k, seen);
+            rewrite_value(v, seen);
+        }),
+        Value::Instance { attrs, base, .. } => {
+            attrs.iter_mut().for_each(|(_, v)| rewrite_value(v, seen));
+            if let Some(b) = base {
+                rewrite_value(b, seen);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Rewrites the addresses of `text` in place (no allocation without one).
+pub fn rewrite(text: &mut String, seen: &mut Vec<String>) {
+    if !text.contains(MARK) {
+        return;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(MARK) {
+        let after = &rest[at + MARK.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_hexdigit).count();
+        out.push_str(&rest[..at + MARK.len()]);
+        if digits >= MIN_DIGITS {
+            let address = after[..digits].to_ascii_lowercase();
+            let n = match seen.iter().position(|a| *a == address) {
+                Some(i) => i + 1,
+                None => {
+                    seen.push(address);
+                    seen.len()
+                }
+            };
+            out.push_str(&format!("@{n}"));
+            rest = &after[digits..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    *text = out;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(text: &str) -> String {
+        let mut s = text.to_string();
+        rewrite(&mut s, &mut Vec::new());
+        s
+    }
+
+    #[test]
+    fn addresses_are_named_by_first_appearance() {
+        assert_eq!(
+            norm("<function f at 0x7f3a5c0b1234> <C object at 0x2000aaaa> <function f at 0x7F3A5C0B1234>"),
+            "<function f at 0x@1> <C object at 0x@2> <function f at 0x@1>"
+        );
+    }
+
+    #[test]
+    fn two_runs_with_other_addresses_normalise_alike_but_identity_still_counts() {
+        assert_eq!(norm("a at 0x1111111 b at 0x2222222"), norm("a at 0x9999999 b at 0x8888888"));
+        assert_ne!(norm("a at 0x1111111 b at 0x1111111"), norm("a at 0x9999999 b at 0x8888888"));
+    }
+
+    #[test]
+    fn short_numbers_and_other_text_are_left_alone() {
+        for text in ["meet at 0x10", "x at 0x", "no address here", "at 0x123456789"] {
+            assert_eq!(norm(text), text);
+        }
+    }
+}
