@@ -7,9 +7,13 @@
 //!
 //!     cargo bench --bench fuzz
 //!
-//! `STAGECHECK_BENCH_N` sets the number of programs (default 400).
+//! `STAGECHECK_BENCH_N` sets the number of programs (default 400);
+//! `STAGECHECK_BENCH_WORKER=thread` runs the programs on a thread of the
+//! bench's own process instead of a worker process (the default, as the CLI
+//! runs them): the difference is the worker protocol's cost.
 
-use stagecheck::executor::{tensors::Mode as TMode, Config, Phases, Worker};
+use stagecheck::executor::{tensors::Mode as TMode, Config, Phases};
+use stagecheck::worker::Worker;
 use stagecheck::fuzz::case::Case;
 use stagecheck::modes::{run_converted, Mode, ModeRun};
 use stagecheck::oracle::verdict;
@@ -30,7 +34,10 @@ const STAGES: [&str; 6] = ["generate", "convert", "original", "unstaged", "stage
 
 fn main() {
     // As the fuzz loop runs it: no graph text per run.
-    let mut worker = Worker::new(Config { keep_graph: false, ..Config::default() });
+    let config = Config { keep_graph: false, ..Config::default() };
+    let in_process = std::env::var("STAGECHECK_BENCH_WORKER").is_ok_and(|w| w == "thread");
+    let mut worker = if in_process { Worker::in_process(config) } else { Worker::new(config) };
+    println!("fuzz/three-way: programs run on {}", if in_process { "a thread of this process" } else { "a worker process" });
     let n: u64 = std::env::var("STAGECHECK_BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(400);
     let mut families = [Times::default(), Times::default()];
     let started = Instant::now();

@@ -12,7 +12,8 @@
 //!
 //!     scripts/bench-staging        # or: cargo bench --bench staging
 
-use stagecheck::executor::{tensors::Mode, Config, Terminal, Worker};
+use stagecheck::executor::{tensors::Mode, Config, Terminal};
+use stagecheck::worker::Worker;
 use std::time::{Duration, Instant};
 
 const WORKLOADS: &[(&str, &str, &str, usize)] = &[

@@ -1,6 +1,7 @@
 //! `check`: one program, several modes, one verdict.
 
-use crate::executor::{Outcome, Worker};
+use crate::executor::Outcome;
+use crate::worker::Worker;
 use crate::input::InputError;
 use crate::modes::{run_converted, Mode, ModeRun};
 use stagecheck_transformer::convert;
@@ -47,7 +48,7 @@ pub fn check_if(
         let c = conversion.get_or_insert_with(|| convert(source, path));
         match c {
             Ok(c) => runs.push((mode, run_converted(worker, c, path, mode))),
-            Err(e) => runs.push((mode, ModeRun::Refused { error: (&*e).into() })),
+            Err(e) => runs.push((mode, ModeRun::not_converted(e))),
         }
     }
     let verdict = verdict(&runs);

@@ -17,7 +17,7 @@
 pub mod add;
 
 use crate::check::check;
-use crate::executor::Worker;
+use crate::worker::Worker;
 use crate::modes::Mode;
 use crate::oracle::Verdict;
 use std::path::{Path, PathBuf};

@@ -14,5 +14,6 @@ pub mod input;
 pub mod modes;
 pub mod oracle;
 pub mod reduce;
+pub mod worker;
 
 pub use stagecheck_executor as executor;

@@ -1,7 +1,8 @@
 //! The `stagecheck` command line.
 
 use clap::{Parser, Subcommand};
-use stagecheck::executor::{Config, Worker};
+use stagecheck::executor::Config;
+use stagecheck::worker::Worker;
 use stagecheck::check::check;
 use stagecheck::input::{read_program, syntax_error, InputError};
 use stagecheck::modes::{Mode, ModeRun};
@@ -192,6 +193,10 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     quiet_vulkan_loader();
+    // A worker process (src/worker/): not a command for people, so not in --help.
+    if std::env::args_os().nth(1).is_some_and(|a| a == stagecheck::worker::SUBCOMMAND) {
+        return stagecheck::worker::serve::serve();
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { file, json, time_limit, memory_limit, mode, show_graph } => {
@@ -320,9 +325,14 @@ fn run(file: &Path, json: bool, time_limit: f64, memory_limit: usize, mode: Mode
     // A syntax error is bad input in every mode: the original is compiled first.
     let mut outcome = worker.run(&source, &path).map_err(|e| syntax_error(file, &e))?;
     if mode != Mode::Original {
-        let conversion = stagecheck_transformer::convert(&source, &path).map_err(|e| {
-            InputError(format!("{}:{}: ConversionError: {}: {}", e.file, e.line, e.construct, e.reason))
-        })?;
+        let conversion = match stagecheck_transformer::convert(&source, &path) {
+            Ok(c) => c,
+            Err(e) if e.is_internal() => {
+                eprintln!("{path}: crashed in conversion: {}", e.reason);
+                return Ok(ExitCode::from(1));
+            }
+            Err(e) => return Err(InputError(format!("{}:{}: ConversionError: {}: {}", e.file, e.line, e.construct, e.reason))),
+        };
         outcome = match stagecheck::modes::run_converted(&mut worker, &conversion, &path, mode) {
             ModeRun::Ran { outcome } => outcome,
             ModeRun::Refused { error } => {
@@ -331,6 +341,10 @@ fn run(file: &Path, json: bool, time_limit: f64, memory_limit: usize, mode: Mode
             }
             ModeRun::Uncompilable { message, line } => {
                 eprintln!("{path}: the converted program does not compile (converted line {line}): {message}");
+                return Ok(ExitCode::from(1));
+            }
+            ModeRun::ConverterCrashed { message } => {
+                eprintln!("{path}: crashed in conversion: {message}");
                 return Ok(ExitCode::from(1));
             }
         };
@@ -422,7 +436,11 @@ fn print_report(report: &stagecheck::check::CheckReport) {
             println!("{}: refused in {mode}: {}:{line}: {kind}: {construct}: {reason}", report.file, report.file)
         }
         Verdict::Diverged { mode, differences } => {
-            println!("{}: DIVERGED: original and {mode} part ways", report.file);
+            match differences.first() {
+                Some(Difference::Crash { .. }) => println!("{}: CRASHED in {mode}", report.file),
+                Some(Difference::ConverterCrash { .. }) => println!("{}: CRASHED in conversion ({mode})", report.file),
+                _ => println!("{}: DIVERGED: original and {mode} part ways", report.file),
+            }
             print_differences(mode.name(), differences);
         }
     }
@@ -432,6 +450,7 @@ fn print_report(report: &stagecheck::check::CheckReport) {
             ModeRun::Ran { outcome } => println!("  {mode:<9} {}", outcome.terminal),
             ModeRun::Refused { error } => println!("  {mode:<9} refused: {}: {}", error.construct, error.reason),
             ModeRun::Uncompilable { message, .. } => println!("  {mode:<9} uncompilable: {message}"),
+            ModeRun::ConverterCrashed { message } => println!("  {mode:<9} crashed in conversion: {message}"),
         }
     }
 }
@@ -455,6 +474,7 @@ fn print_differences(mode: &str, differences: &[Difference]) {
             Difference::Uncompilable { message, line } => {
                 println!("  the converted program does not compile (converted line {line}): {message}")
             }
+            Difference::ConverterCrash { message } => println!("  crashed in conversion: {message}"),
         }
     }
 }

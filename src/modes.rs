@@ -10,7 +10,8 @@
 //! `ALL` (the default of `check`) is the first three; `staged-gpu` runs when
 //! asked for (`--modes ...,staged-gpu`, `fuzz --gpu`) and needs a Vulkan adapter.
 
-use crate::executor::{Frame, Outcome, Terminal, Worker};
+use crate::executor::{Frame, Outcome, Terminal};
+use crate::worker::Worker;
 use serde::{Deserialize, Serialize};
 use stagecheck_transformer::{convert, Conversion, ConversionError};
 use std::fmt;
@@ -89,6 +90,20 @@ pub enum ModeRun {
     Refused { error: RefusalInfo },
     /// The converted program does not compile: a converter bug (a finding).
     Uncompilable { message: String, line: u32 },
+    /// The converter itself panicked: a converter bug (a finding).
+    ConverterCrashed { message: String },
+}
+
+impl ModeRun {
+    /// What a conversion error makes of a mode: a refusal, or the
+    /// converter's crash.
+    pub fn not_converted(e: &ConversionError) -> ModeRun {
+        if e.is_internal() {
+            ModeRun::ConverterCrashed { message: e.reason.clone() }
+        } else {
+            ModeRun::Refused { error: e.into() }
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -108,7 +123,7 @@ impl From<&ConversionError> for RefusalInfo {
 pub fn run_unstaged(worker: &mut Worker, source: &str, path: &str) -> ModeRun {
     let conversion = match convert(source, path) {
         Ok(c) => c,
-        Err(e) => return ModeRun::Refused { error: (&e).into() },
+        Err(e) => return ModeRun::not_converted(&e),
     };
     run_converted(worker, &conversion, path, Mode::Unstaged)
 }

@@ -25,10 +25,13 @@ pub enum Difference {
     Crash { message: String },
     /// The converted program does not compile.
     Uncompilable { message: String, line: u32 },
+    /// The converter panicked (`crashed in conversion`).
+    ConverterCrash { message: String },
 }
 
 impl Difference {
-    /// `terminal`, `stdout`, `global`, `crash` or `uncompilable`: what
+    /// `terminal`, `stdout`, `global`, `crash`, `uncompilable` or
+    /// `converter` (it crashed): what
     /// signatures and the reducer's predicate name a difference by.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -37,6 +40,7 @@ impl Difference {
             Difference::Global { .. } => "global",
             Difference::Crash { .. } => "crash",
             Difference::Uncompilable { .. } => "uncompilable",
+            Difference::ConverterCrash { .. } => "converter",
         }
     }
 }
@@ -63,6 +67,7 @@ impl Difference {
             Difference::Global { name, original, other } => (format!("global {name}"), Some(show(original)), show(other)),
             Difference::Crash { message } => ("the VM crashed".into(), None, message.clone()),
             Difference::Uncompilable { message, line } => (format!("the converted program does not compile (converted line {line})"), None, message.clone()),
+            Difference::ConverterCrash { message } => ("crashed in conversion".into(), None, message.clone()),
         }
     }
 }
@@ -103,6 +108,9 @@ pub fn verdict(runs: &[(Mode, ModeRun)]) -> Verdict {
                     mode: *mode,
                     differences: vec![Difference::Uncompilable { message: message.clone(), line: *line }],
                 };
+            }
+            ModeRun::ConverterCrashed { message } => {
+                return Verdict::Diverged { mode: *mode, differences: vec![Difference::ConverterCrash { message: message.clone() }] };
             }
         }
     }

@@ -2,7 +2,8 @@
 //! give the verdict its header expects.
 
 use stagecheck::corpus::{files, Entry, Expect};
-use stagecheck::executor::{Config, Worker};
+use stagecheck::executor::Config;
+use stagecheck::worker::Worker;
 use std::path::Path;
 
 #[test]

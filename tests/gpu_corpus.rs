@@ -5,7 +5,8 @@
 //! saying so, only where there is none.
 
 use stagecheck::corpus::{files, Entry};
-use stagecheck::executor::{Config, Worker};
+use stagecheck::executor::Config;
+use stagecheck::worker::Worker;
 use stagecheck::modes::Mode;
 use std::path::Path;
 

@@ -80,6 +80,12 @@ fn nonlocal_write_lost() {
     finds("nonlocal_write_lost");
 }
 
+/// A panic of the converter is a finding (`converter-...`), not a refusal.
+#[test]
+fn converter_panic() {
+    finds("converter_panic");
+}
+
 #[test]
 fn reduce_time_0_keeps_findings_unreduced() {
     for f in fuzz("and_evaluates_all", "0").0 {

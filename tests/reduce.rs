@@ -4,7 +4,8 @@
 
 mod common;
 
-use stagecheck::executor::{Config, Worker};
+use stagecheck::executor::Config;
+use stagecheck::worker::Worker;
 use stagecheck::reduce::{literals, reduce, Reduction};
 use stagecheck_transformer::syntax::ast::visitor::{walk_expr, Visitor};
 use stagecheck_transformer::syntax::ast::{Expr, Number};

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-#[derive(Clone, Debug)]
+/// Serializable: a worker process receives its configuration as JSON.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Config {
     /// Wall-clock limit of one run (default 2 s).
     pub time_limit: Duration,

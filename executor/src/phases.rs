@@ -5,7 +5,7 @@
 use std::ops::AddAssign;
 use std::time::Duration;
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Phases {
     /// RustPython's parse and codegen of the source.
     pub compile: Duration,

@@ -22,6 +22,12 @@ pub const RUNTIME: &[(&str, &str)] = &[
         "while_test_once_more",
         "def while_stmt(test, body, get_state, set_state, symbol_names, opts):\n    while test():\n        body()\n    test()\nag.while_stmt = while_stmt\n",
     ),
+    (
+        // Every converted `if` takes the worker process down (abort): a
+        // native crash the fuzz loop must save as a finding and survive.
+        "worker_abort",
+        "def if_stmt(*args, **kwargs):\n    abort()\nag.if_stmt = if_stmt\n",
+    ),
 ];
 
 /// Installs the runtime bug `STAGECHECK_PLANT` names, if it names one.
@@ -33,6 +39,8 @@ pub fn install(vm: &VirtualMachine) {
         .and_then(|m| m.get_item_opt("stagecheck.ag", vm).ok().flatten())
         .expect("the runtime is installed");
     scope.globals.set_item("ag", ag, vm).expect("a dict takes str keys");
+    let abort = vm.new_function("abort", || -> () { std::process::abort() });
+    scope.globals.set_item("abort", abort.into(), vm).expect("a dict takes str keys");
     let code = vm.compile(source, Mode::Exec, "<planted>".to_owned()).expect("planted bugs compile");
     vm.run_code_obj(code, scope).expect("planted bugs install");
 }

@@ -7,8 +7,8 @@ use stagecheck_generator::Family;
 use std::cell::RefCell;
 
 thread_local! {
-    static WORKER: RefCell<stagecheck::executor::Worker> =
-        RefCell::new(stagecheck::executor::Worker::new(Default::default()));
+    static WORKER: RefCell<stagecheck::worker::Worker> =
+        RefCell::new(stagecheck::worker::Worker::in_process(Default::default()));
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -9,7 +9,7 @@
 
 use super::{files, Entry};
 use crate::check::check;
-use crate::executor::Worker;
+use crate::worker::Worker;
 use crate::modes::Mode;
 use crate::oracle::{Difference, Verdict};
 use crate::reduce::finding::{header_modes, split_header, Target};
@@ -90,6 +90,7 @@ fn describe(mode: Mode, differences: &[Difference]) -> String {
         Some(Difference::Global { name, .. }) => format!("global {name} differs in {mode}"),
         Some(Difference::Crash { message }) => format!("the VM crashed in {mode}: {message}"),
         Some(Difference::Uncompilable { message, .. }) => format!("the converted program does not compile: {message}"),
+        Some(Difference::ConverterCrash { message }) => format!("the converter crashed: {message}"),
         None => String::new(),
     };
     what.replace('\n', " ")

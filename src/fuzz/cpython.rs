@@ -5,7 +5,7 @@
 use super::case::Case;
 use super::signature::Signature;
 use crate::cpython::{self, CpythonVerdict, Python};
-use crate::executor::Worker;
+use crate::worker::Worker;
 use serde::Serialize;
 use stagecheck_generator::Family;
 use std::collections::BTreeMap;

@@ -18,7 +18,8 @@ pub mod report;
 pub mod signature;
 pub mod stats;
 
-use crate::executor::{Config as ExecConfig, Worker};
+use crate::executor::Config as ExecConfig;
+use crate::worker::Worker;
 use crate::modes::Mode;
 use stagecheck_generator::Family;
 use std::path::PathBuf;

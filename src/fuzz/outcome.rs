@@ -7,7 +7,7 @@ use super::case::Case;
 use super::signature::Signature;
 use super::MODES;
 use crate::check::check;
-use crate::executor::Worker;
+use crate::worker::Worker;
 use crate::oracle::Verdict;
 
 #[derive(Clone, Debug)]

@@ -8,7 +8,8 @@ use super::report_page::difference_html;
 use super::{escape, link, page, table, MARKER};
 use crate::check::{check, CheckReport};
 use crate::corpus::{files, Entry, Expect};
-use crate::executor::{Config, Outcome, Value, Worker};
+use crate::executor::{Config, Outcome, Value};
+use crate::worker::Worker;
 use crate::fuzz::report::atomic_write;
 use crate::modes::{Mode, ModeRun};
 use crate::oracle::{compare, Difference, Verdict};
@@ -149,6 +150,7 @@ fn mode_differences(report: &CheckReport) -> Vec<ModeDiff> {
         let differences = match run {
             ModeRun::Ran { outcome } => compare(original, outcome),
             ModeRun::Uncompilable { message, line } => vec![Difference::Uncompilable { message: message.clone(), line: *line }],
+            ModeRun::ConverterCrashed { message } => vec![Difference::ConverterCrash { message: message.clone() }],
             ModeRun::Refused { .. } => Vec::new(),
         };
         out.push(ModeDiff { mode: *mode, differences });
@@ -266,6 +268,7 @@ fn outcomes_table(report: &CheckReport, diffs: &[ModeDiff]) -> String {
             ModeRun::Ran { outcome } => cell(escape(&outcome.terminal.to_string()), differs(*mode, &|d| matches!(d, Difference::Terminal { .. } | Difference::Crash { .. }))),
             ModeRun::Refused { error } => format!("<div class=\"refused-line\">refused at line {}: {}: {}</div>", error.line, escape(&error.construct), escape(&error.reason)),
             ModeRun::Uncompilable { message, line } => cell(format!("does not compile (converted line {line}): {}", escape(message)), true),
+            ModeRun::ConverterCrashed { message } => cell(format!("crashed in conversion: {}", escape(message)), true),
         })
         .collect();
     rows.push((String::new(), std::iter::once("<b>ended</b>".to_string()).chain(ended).collect()));

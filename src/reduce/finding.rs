@@ -15,7 +15,8 @@
 
 use super::{reduce, Progress, Reduction};
 use crate::check::{check, check_if, CheckReport};
-use crate::executor::{Config, Outcome, Terminal, Worker};
+use crate::executor::{Config, Outcome, Terminal};
+use crate::worker::Worker;
 use crate::fuzz::outcome::{only_timed_out, SLOW_FACTOR};
 use crate::fuzz::signature::kind_and_mode;
 use crate::modes::{Mode, ModeRun};

@@ -15,6 +15,17 @@ pub struct ConversionError {
     pub reason: String,
 }
 
+/// The construct of the error that stands for the converter's own panic:
+/// not a refusal but a bug of the converter (a finding wherever it appears).
+pub const INTERNAL: &str = "internal error";
+
+impl ConversionError {
+    /// True when the converter crashed rather than declined.
+    pub fn is_internal(&self) -> bool {
+        self.construct == INTERNAL
+    }
+}
+
 impl fmt::Display for ConversionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}: ConversionError: {}: {}", self.file, self.line, self.construct, self.reason)

@@ -58,8 +58,9 @@ pub fn convert_verified(source: &str, path: &str) -> Result<Conversion, Conversi
 }
 
 fn convert_with(source: &str, path: &str, verify: unparse::Verify) -> Result<Conversion, ConversionError> {
-    // The passes are written not to panic; this is the last line of defence
-    // behind that promise, so that a bug is a refusal naming the file.
+    // The passes are written not to panic; a panic is the converter's bug,
+    // reported as an error of construct `error::INTERNAL` (which callers
+    // treat as a crash finding, never as a refusal) rather than ending the caller.
     match catch_unwind(AssertUnwindSafe(|| convert_inner(source, path, verify))) {
         Ok(r) => r,
         Err(payload) => {
@@ -71,7 +72,7 @@ fn convert_with(source: &str, path: &str, verify: unparse::Verify) -> Result<Con
             Err(ConversionError {
                 file: path.to_string(),
                 line: 1,
-                construct: "internal error".into(),
+                construct: error::INTERNAL.into(),
                 reason: format!("the converter failed: {msg}"),
             })
         }

@@ -4,7 +4,7 @@
 //! `planted.rs`. Without the feature every check is a constant `false`.
 
 /// The converter's planted bugs.
-pub const NAMES: &[&str] = &["for_else_after_break", "nonlocal_write_lost"];
+pub const NAMES: &[&str] = &["for_else_after_break", "nonlocal_write_lost", "converter_panic"];
 
 /// Whether the planted bug `name` is active.
 #[cfg(feature = "planted-bugs")]

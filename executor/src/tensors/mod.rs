@@ -16,7 +16,7 @@ pub mod values;
 use std::cell::{Cell, RefCell};
 
 /// What `sc.function` does in a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Mode {
     /// The program as written: `sc.function` is the identity.
     #[default]

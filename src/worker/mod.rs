@@ -1,0 +1,108 @@
+//! Where programs run: a worker *process* (the same binary, `stagecheck
+//! __worker`, speaking [`protocol`]) that keeps one interpreter alive across
+//! runs, so that no program can take the `stagecheck` process down. A worker
+//! that aborts, overflows its stack, is killed, or sits in native code past
+//! its limit is replaced; that run is `crashed` or `diverged`
+//! ([`process`]). Every command that runs programs (`run`, `check`, `fuzz`,
+//! `reduce`, `corpus`) goes through [`Worker`].
+//!
+//! [`Worker::in_process`] runs on a thread of this process instead
+//! (`executor::Worker`): for the libFuzzer targets, where the fuzzer's own
+//! process is what a crash is meant to end.
+
+pub mod process;
+pub mod protocol;
+pub mod serve;
+
+use crate::executor::{self, tensors, Config, Outcome, Phases, SyntaxError};
+use std::path::PathBuf;
+
+/// The hidden subcommand a worker process runs.
+pub const SUBCOMMAND: &str = "__worker";
+/// Names the binary to start workers from, where it is not this one.
+pub const EXE_VAR: &str = "STAGECHECK_WORKER_EXE";
+
+pub struct Worker {
+    backend: Backend,
+    phases: Phases,
+}
+
+enum Backend {
+    Process(process::Process),
+    Thread(executor::Worker),
+}
+
+impl Worker {
+    /// A worker process (see [`worker_exe`] for which binary it runs).
+    pub fn new(config: Config) -> Worker {
+        let exe = worker_exe().unwrap_or_else(|why| panic!("{why}"));
+        Worker { backend: Backend::Process(process::Process::new(config, exe)), phases: Phases::default() }
+    }
+
+    /// A worker thread in this process: a program that aborts ends the process.
+    pub fn in_process(config: Config) -> Worker {
+        Worker { backend: Backend::Thread(executor::Worker::new(config)), phases: Phases::default() }
+    }
+
+    pub fn config(&self) -> &Config {
+        match &self.backend {
+            Backend::Process(p) => p.config(),
+            Backend::Thread(t) => t.config(),
+        }
+    }
+
+    /// Where the last run's time went, the hop to the worker included.
+    pub fn last_phases(&self) -> Phases {
+        self.phases
+    }
+
+    /// The worker process's id (None in process, or between workers).
+    pub fn pid(&self) -> Option<u32> {
+        match &self.backend {
+            Backend::Process(p) => p.pid(),
+            Backend::Thread(_) => None,
+        }
+    }
+
+    /// Runs one program as written.
+    pub fn run(&mut self, source: &str, path: &str) -> Result<Outcome, SyntaxError> {
+        self.run_in(source, path, tensors::Mode::Original)
+    }
+
+    /// Runs one program with `sc.function` in `mode` (identity, or staging).
+    pub fn run_in(&mut self, source: &str, path: &str, mode: tensors::Mode) -> Result<Outcome, SyntaxError> {
+        match &mut self.backend {
+            Backend::Process(p) => {
+                let (reply, phases) = p.run_in(source, path, mode);
+                self.phases = phases;
+                reply
+            }
+            Backend::Thread(t) => {
+                let reply = t.run_in(source, path, mode);
+                self.phases = t.last_phases();
+                reply
+            }
+        }
+    }
+}
+
+/// The `stagecheck` binary workers run: `$STAGECHECK_WORKER_EXE`, else this
+/// executable when it is `stagecheck`, else the `stagecheck` that cargo
+/// builds beside a test or bench binary (`target/<profile>/deps/..`).
+pub fn worker_exe() -> Result<PathBuf, String> {
+    if let Some(exe) = std::env::var_os(EXE_VAR) {
+        return Ok(exe.into());
+    }
+    let me = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    if me.file_stem().is_some_and(|s| s == "stagecheck") {
+        return Ok(me);
+    }
+    let beside = me.parent().and_then(|deps| deps.parent()).map(|profile| profile.join("stagecheck"));
+    match beside {
+        Some(exe) if exe.is_file() => Ok(exe),
+        _ => Err(format!(
+            "no stagecheck binary to run workers from (looked beside {}); build it or set {EXE_VAR}",
+            me.display()
+        )),
+    }
+}

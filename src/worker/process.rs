@@ -1,0 +1,317 @@
+//! The parent's side of a worker process: spawn, send a run, wait for its
+//! reply within the run's limit, and when the process dies or sits in native
+//! code past its limit, kill it, say how it ended and start another. Nothing
+//! a program does reaches this process.
+//!
+//! One socket pair carries both directions (the worker's stdin and stdout):
+//! writes use `MSG_NOSIGNAL`, so a dead worker is an error here, never a
+//! SIGPIPE (the CLI keeps SIGPIPE's default for `| head`), and reads take a
+//! timeout. The worker's stderr is kept (its last 4 KiB) for crash messages.
+
+use super::protocol::{encode, frame_len, Reply, Request};
+use crate::executor::{tensors, worker::GRACE, Config, Limit, Outcome, Phases, SyntaxError, Terminal};
+use std::io::{self, Read};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Bytes of a worker's stderr kept for its crash message.
+const STDERR_KEPT: usize = 4096;
+/// How long a worker may take to build its interpreter.
+const STARTUP: Duration = Duration::from_secs(120);
+/// Growth of a worker's resident set, over what it held when it was ready,
+/// past which it is replaced between runs (RustPython never frees reference
+/// cycles; a replaced worker gives the same results).
+pub const RECYCLE_GROWTH: u64 = 256 << 20;
+/// Runs between two looks at a worker's resident set.
+const RSS_EVERY: u64 = 16;
+
+pub struct Process {
+    config: Config,
+    exe: PathBuf,
+    live: Option<Live>,
+    /// Workers started so far (the first included).
+    pub started: u64,
+}
+
+struct Live {
+    child: Child,
+    socket: UnixStream,
+    buffer: Vec<u8>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr_reader: Option<JoinHandle<()>>,
+    runs: u64,
+    baseline_rss: u64,
+}
+
+/// Why no reply came.
+enum Stop {
+    Timeout,
+    Dead(String),
+}
+
+impl Process {
+    /// Starts a worker (waiting until its interpreter is built: a broken
+    /// runtime fails here, loudly, not as a crashed run).
+    pub fn new(config: Config, exe: PathBuf) -> Process {
+        let mut process = Process { config, exe, live: None, started: 0 };
+        if let Err(why) = process.start() {
+            panic!("the worker process could not start: {why}");
+        }
+        process
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The worker's process id, while one is running (tests kill it).
+    pub fn pid(&self) -> Option<u32> {
+        self.live.as_ref().map(|l| l.child.id())
+    }
+
+    fn start(&mut self) -> Result<(), String> {
+        let (ours, theirs) = UnixStream::pair().map_err(|e| format!("socketpair: {e}"))?;
+        let theirs = OwnedFd::from(theirs);
+        let mut child = Command::new(&self.exe)
+            .arg(super::SUBCOMMAND)
+            .stdin(Stdio::from(theirs.try_clone().map_err(|e| e.to_string())?))
+            .stdout(Stdio::from(theirs))
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", self.exe.display()))?;
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let mut pipe = child.stderr.take().expect("piped stderr");
+        let kept = stderr.clone();
+        let stderr_reader = std::thread::spawn(move || {
+            let mut chunk = [0u8; 1024];
+            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+                let mut kept = kept.lock().unwrap();
+                kept.extend_from_slice(&chunk[..n]);
+                let excess = kept.len().saturating_sub(STDERR_KEPT);
+                kept.drain(..excess);
+            }
+        });
+        let mut live =
+            Live { child, socket: ours, buffer: Vec::new(), stderr, stderr_reader: Some(stderr_reader), runs: 0, baseline_rss: 0 };
+        self.started += 1;
+        let hello = Request::Hello { config: self.config.clone() };
+        let ready = live.send(&hello).and_then(|()| live.receive(Instant::now() + STARTUP));
+        match ready {
+            Ok(Reply::Ready) => {
+                live.baseline_rss = live.rss();
+                self.live = Some(live);
+                Ok(())
+            }
+            Ok(_) => Err("the worker answered Hello with something other than Ready".into()),
+            Err(Stop::Timeout) => Err(live.end("did not get ready in time".into())),
+            Err(Stop::Dead(why)) => Err(live.end(why)),
+        }
+    }
+
+    /// Runs one program in `mode`; a worker that dies or overruns is
+    /// replaced, and the run's outcome says what happened to it.
+    pub fn run_in(&mut self, source: &str, path: &str, mode: tensors::Mode) -> (Result<Outcome, SyntaxError>, Phases) {
+        let clock = Instant::now();
+        if self.live.is_none() {
+            if let Err(why) = self.start() {
+                return (Ok(lost(Terminal::Crashed { message: format!("the worker process could not start: {why}") }, clock)), Phases::default());
+            }
+        }
+        let live = self.live.as_mut().expect("started above");
+        let request = Request::Run { source: source.to_owned(), path: path.to_owned(), mode };
+        let answer = live.send(&request).and_then(|()| live.receive(clock + self.config.time_limit + GRACE));
+        match answer {
+            Ok(Reply::Ran { reply, mut phases }) => {
+                phases.hop = clock.elapsed().saturating_sub(phases.total());
+                live.runs += 1;
+                if live.runs % RSS_EVERY == 0 && live.rss() > live.baseline_rss + RECYCLE_GROWTH {
+                    self.retire();
+                }
+                (reply, phases)
+            }
+            Ok(Reply::Ready) => {
+                let message = self.retire_with("the worker answered a run with Ready".into());
+                (Ok(lost(Terminal::Crashed { message }, clock)), Phases::default())
+            }
+            Err(Stop::Timeout) => {
+                self.retire();
+                (Ok(lost(Terminal::Diverged { limit: Limit::TimeInNative }, clock)), Phases::default())
+            }
+            Err(Stop::Dead(why)) => {
+                let message = self.retire_with(why);
+                (Ok(lost(Terminal::Crashed { message }, clock)), Phases::default())
+            }
+        }
+    }
+
+    /// Ends the current worker; the next run starts another.
+    fn retire(&mut self) {
+        if let Some(live) = self.live.take() {
+            live.end(String::new());
+        }
+    }
+
+    fn retire_with(&mut self, why: String) -> String {
+        self.live.take().map(|l| l.end(why.clone())).unwrap_or(why)
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.retire();
+    }
+}
+
+/// The outcome of a run whose worker was lost: nothing it printed or bound
+/// came back; its time is the real time it took.
+fn lost(terminal: Terminal, clock: Instant) -> Outcome {
+    Outcome {
+        terminal,
+        stdout: String::new(),
+        stdout_truncated: false,
+        globals: Vec::new(),
+        graph: String::new(),
+        micros: clock.elapsed().as_micros() as u64,
+        tolerance: None,
+    }
+}
+
+impl Live {
+    fn send(&mut self, request: &Request) -> Result<(), Stop> {
+        let frame = encode(request).map_err(|e| Stop::Dead(e.to_string()))?;
+        let mut sent = 0;
+        while sent < frame.len() {
+            let rest = &frame[sent..];
+            // SAFETY: a valid socket and buffer; MSG_NOSIGNAL turns a dead
+            // peer into EPIPE instead of a SIGPIPE that would end this process.
+            let n = unsafe { libc::send(self.socket.as_raw_fd(), rest.as_ptr().cast(), rest.len(), libc::MSG_NOSIGNAL) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(Stop::Dead(format!("sending to the worker: {e}")));
+            }
+            sent += n as usize;
+        }
+        Ok(())
+    }
+
+    fn receive(&mut self, deadline: Instant) -> Result<Reply, Stop> {
+        self.fill(4, deadline)?;
+        let len = frame_len(self.buffer[..4].try_into().unwrap()).map_err(|e| Stop::Dead(e.to_string()))?;
+        self.fill(4 + len, deadline)?;
+        let reply = serde_json::from_slice(&self.buffer[4..4 + len]).map_err(|e| Stop::Dead(format!("a reply that does not parse: {e}")));
+        self.buffer.drain(..4 + len);
+        reply
+    }
+
+    fn fill(&mut self, want: usize, deadline: Instant) -> Result<(), Stop> {
+        let mut chunk = vec![0u8; 64 << 10];
+        while self.buffer.len() < want {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Stop::Timeout);
+            }
+            self.socket.set_read_timeout(Some(left)).map_err(|e| Stop::Dead(e.to_string()))?;
+            match self.socket.read(&mut chunk) {
+                Ok(0) => return Err(Stop::Dead("the worker closed its output".into())),
+                Ok(n) => self.buffer.extend_from_slice(&chunk[..n]),
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => {}
+                Err(e) => return Err(Stop::Dead(format!("reading from the worker: {e}"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// The worker's resident set in bytes (Linux), 0 where unknown.
+    fn rss(&self) -> u64 {
+        let statm = std::fs::read_to_string(format!("/proc/{}/statm", self.child.id())).unwrap_or_default();
+        let pages: u64 = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+        // SAFETY: sysconf has no preconditions.
+        pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(0) as u64
+    }
+
+    /// Kills the worker (if it still lives), reaps it, and says how it ended:
+    /// `why`, its exit status or signal, and the last lines of its stderr.
+    fn end(mut self, why: String) -> String {
+        let _ = self.child.kill();
+        let status = self.child.wait();
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = reader.join();
+        }
+        let status = match status {
+            Ok(s) => match (s.code(), s.signal()) {
+                (_, Some(sig)) => format!("was killed by {}", signal_name(sig)),
+                (Some(code), _) => format!("exited with status {code}"),
+                _ => "ended".to_string(),
+            },
+            Err(e) => format!("could not be reaped: {e}"),
+        };
+        let stderr = without_thread_ids(&String::from_utf8_lossy(&self.stderr.lock().unwrap()));
+        let tail: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let tail = tail[tail.len().saturating_sub(3)..].join("; ");
+        let mut message = format!("the worker process {status}");
+        if !tail.is_empty() {
+            message.push_str(": ");
+            message.push_str(&tail);
+        }
+        if !why.is_empty() && tail.is_empty() {
+            message.push_str(&format!(" ({why})"));
+        }
+        message
+    }
+}
+
+/// Rust's messages name a thread with its id (`thread 'w' (12534) has
+/// overflowed its stack`), which differs from run to run: dropped, so that
+/// the same crash reads the same.
+fn without_thread_ids(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("' (") {
+        let after = &rest[at + 3..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with(')') {
+            out.push_str(&rest[..at + 1]);
+            rest = &after[digits + 1..];
+        } else {
+            out.push_str(&rest[..at + 3]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thread_ids_are_dropped_from_crash_messages() {
+        assert_eq!(
+            super::without_thread_ids("thread 'stagecheck-worker' (12534) has overflowed its stack; f('a' (b))"),
+            "thread 'stagecheck-worker' has overflowed its stack; f('a' (b))"
+        );
+    }
+}

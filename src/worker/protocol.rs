@@ -1,0 +1,93 @@
+//! The worker protocol: frames over a worker process's stdin and stdout.
+//!
+//! A frame is a 4-byte little-endian length and that many bytes of JSON. The
+//! parent sends a [`Request::Hello`] with the executor's configuration, the
+//! worker answers [`Reply::Ready`] once its interpreter is built, then each
+//! [`Request::Run`] is answered by one [`Reply::Ran`]. Nothing else crosses
+//! the pipes: the worker's stderr carries only what dies with it (an abort
+//! message, a stack overflow), which the parent keeps for the crash report.
+
+use crate::executor::{tensors, Config, Outcome, Phases, SyntaxError};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use std::io::{self, Read, Write};
+
+/// Frames larger than this are a protocol error, not an allocation.
+pub const MAX_FRAME: usize = 1 << 30;
+
+#[derive(Serialize, Deserialize)]
+pub enum Request {
+    Hello { config: Config },
+    Run { source: String, path: String, mode: tensors::Mode },
+}
+
+#[derive(Serialize, Deserialize)]
+pub enum Reply {
+    Ready,
+    Ran {
+        reply: Result<Outcome, SyntaxError>,
+        phases: Phases,
+    },
+}
+
+/// A message as one frame's bytes.
+pub fn encode<T: Serialize>(message: &T) -> io::Result<Vec<u8>> {
+    let mut frame = vec![0u8; 4];
+    serde_json::to_writer(&mut frame, message).map_err(io::Error::other)?;
+    let len = (frame.len() - 4) as u32;
+    frame[..4].copy_from_slice(&len.to_le_bytes());
+    Ok(frame)
+}
+
+pub fn write_frame<T: Serialize>(out: &mut impl Write, message: &T) -> io::Result<()> {
+    out.write_all(&encode(message)?)?;
+    out.flush()
+}
+
+/// Reads one frame; `Ok(None)` at a clean end of stream.
+pub fn read_frame<T: DeserializeOwned>(input: &mut impl Read) -> io::Result<Option<T>> {
+    let mut len = [0u8; 4];
+    match input.read_exact(&mut len) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let mut body = vec![0u8; frame_len(len)?];
+    input.read_exact(&mut body)?;
+    serde_json::from_slice(&body).map(Some).map_err(io::Error::other)
+}
+
+/// The length a frame's header announces, refused past [`MAX_FRAME`].
+pub fn frame_len(header: [u8; 4]) -> io::Result<usize> {
+    let len = u32::from_le_bytes(header) as usize;
+    if len > MAX_FRAME {
+        return Err(io::Error::other(format!("frame of {len} bytes exceeds the protocol's limit")));
+    }
+    Ok(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_end_cleanly() {
+        let mut buf = Vec::new();
+        write_frame(&mut buf, &Request::Run { source: "x = 1\n".into(), path: "p.py".into(), mode: tensors::Mode::Staged }).unwrap();
+        let mut input = &buf[..];
+        match read_frame::<Request>(&mut input).unwrap() {
+            Some(Request::Run { source, path, mode }) => {
+                assert_eq!((source.as_str(), path.as_str(), mode), ("x = 1\n", "p.py", tensors::Mode::Staged));
+            }
+            _ => panic!("not the run request written"),
+        }
+        assert!(read_frame::<Request>(&mut input).unwrap().is_none());
+    }
+
+    #[test]
+    fn an_oversized_or_cut_frame_is_an_error() {
+        let mut huge = &((MAX_FRAME as u32) + 1).to_le_bytes()[..];
+        assert!(read_frame::<Reply>(&mut huge).is_err());
+        let mut cut = &[10u8, 0, 0, 0, b'{'][..];
+        assert!(read_frame::<Reply>(&mut cut).is_err());
+    }
+}
