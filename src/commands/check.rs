@@ -1,0 +1,108 @@
+//! `stagecheck check`: runs a program in several modes and compares them with the original.
+
+use super::{config, ExtraOracle};
+use stagecheck::check::check;
+use stagecheck::input::{read_program, InputError};
+use stagecheck::modes::{Mode, ModeRun};
+use stagecheck::oracle::{Difference, Verdict};
+use stagecheck::worker::Worker;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub(crate) fn check_cmd(file: &Path, modes: &[Mode], json: bool, time_limit: f64, oracle: Option<ExtraOracle>) -> Result<ExitCode, InputError> {
+    let config = config(time_limit, 512)?;
+    let python = match oracle {
+        Some(ExtraOracle::Cpython) => Some(stagecheck::cpython::Python::find().map_err(InputError)?),
+        None => None,
+    };
+    stagecheck::modes::available(modes).map_err(InputError)?;
+    let source = read_program(file)?;
+    let path = file.display().to_string();
+    let mut worker = Worker::new(config.clone());
+    let report = check(&mut worker, &source, &path, modes)?;
+    let cpython = python.as_ref().and_then(|python| match report.runs.first() {
+        Some((_, ModeRun::Ran { outcome })) => Some((python, stagecheck::cpython::check(python, outcome, &source, &path, &config))),
+        _ => None,
+    });
+    if json {
+        let mut doc = serde_json::to_value(&report).expect("report serialises");
+        if let Some((python, (run, verdict))) = &cpython {
+            doc["cpython"] = serde_json::json!({ "version": python.version, "run": run, "verdict": verdict });
+        }
+        println!("{}", serde_json::to_string_pretty(&doc).expect("report serialises"));
+    } else {
+        print_report(&report);
+        if let Some((python, (run, verdict))) = &cpython {
+            println!("cpython {}: {verdict}", python.version);
+            if let stagecheck::cpython::CpythonVerdict::Differs { differences, .. } = verdict {
+                print_differences("cpython", differences);
+            }
+            if let stagecheck::cpython::CpythonRun::Ran { outcome } = run {
+                println!("  {:<9} {}", "cpython", outcome.terminal);
+            }
+        }
+    }
+    let cpython_finding = cpython.as_ref().is_some_and(|(_, (_, v))| v.is_finding());
+    Ok(if report.verdict.is_finding() || cpython_finding { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn print_report(report: &stagecheck::check::CheckReport) {
+    let modes: Vec<String> = report.runs.iter().map(|(m, _)| m.to_string()).collect();
+    match &report.verdict {
+        Verdict::Agree => println!("{}: agree ({})", report.file, modes.join(", ")),
+        Verdict::Refused { mode, construct, reason, line } => {
+            let kind = if construct == "staging" { "StagingError" } else { "ConversionError" };
+            println!("{}: refused in {mode}: {}:{line}: {kind}: {construct}: {reason}", report.file, report.file)
+        }
+        Verdict::Diverged { mode, differences } => {
+            match differences.first() {
+                Some(Difference::Crash { .. }) => println!("{}: CRASHED in {mode}", report.file),
+                Some(Difference::ConverterCrash { .. }) => println!("{}: CRASHED in conversion ({mode})", report.file),
+                _ => println!("{}: DIVERGED: original and {mode} part ways", report.file),
+            }
+            print_differences(mode.name(), differences);
+        }
+    }
+    for (mode, run) in &report.runs {
+        match run {
+            ModeRun::Ran { outcome } if *mode == Mode::StagedGpu => println!("  {mode:<9} {}{}", outcome.terminal, gpu_note(outcome)),
+            ModeRun::Ran { outcome } => println!("  {mode:<9} {}", outcome.terminal),
+            ModeRun::Refused { error } => println!("  {mode:<9} refused: {}: {}", error.construct, error.reason),
+            ModeRun::Uncompilable { message, .. } => println!("  {mode:<9} uncompilable: {message}"),
+            ModeRun::ConverterCrashed { message } => println!("  {mode:<9} crashed in conversion: {message}"),
+        }
+    }
+}
+
+/// The differences of `mode`'s run from the original's, one per line.
+fn print_differences(mode: &str, differences: &[Difference]) {
+    for d in differences {
+        match d {
+            Difference::Terminal { original, other } => println!("  terminal: original {original}; {mode} {other}"),
+            Difference::Stdout { line, original, other } => {
+                println!("  stdout line {line}: original {original:?}; {mode} {other:?}")
+            }
+            Difference::Global { name, original, other } => {
+                let show = |v: &Option<stagecheck::executor::Value>| v.as_ref().map_or("<absent>".to_string(), |v| v.to_string());
+                println!("  global {name}: original {}; {mode} {}", show(original), show(other))
+            }
+            Difference::Crash { message } => println!("  the VM crashed in {mode}: {message}"),
+            Difference::Uncompilable { message, line } if mode == "cpython" => {
+                println!("  CPython does not compile the program (line {line}): {message}")
+            }
+            Difference::Uncompilable { message, line } => {
+                println!("  the converted program does not compile (converted line {line}): {message}")
+            }
+            Difference::ConverterCrash { message } => println!("  crashed in conversion: {message}"),
+        }
+    }
+}
+
+/// How a staged-gpu run's floats were compared.
+fn gpu_note(outcome: &stagecheck::executor::Outcome) -> String {
+    match outcome.tolerance {
+        None => " (no graph ran on the GPU)".into(),
+        Some(t) if t.is_exact() => " (on the GPU; floats compared bit for bit: only exact ops ran)".into(),
+        Some(t) => format!(" (on the GPU; floats compared within {} ULP, abs {:e}, rel {:e})", t.ulps, t.abs, t.rel),
+    }
+}

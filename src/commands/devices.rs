@@ -1,0 +1,18 @@
+//! `stagecheck devices`: says which GPU the staged-gpu mode would use, or why there is none.
+
+use std::process::ExitCode;
+
+/// `stagecheck devices`: the adapter staged-gpu runs on, or why there is none.
+pub(crate) fn devices() -> ExitCode {
+    println!("cpu: the graph executor (ndarray), always");
+    match stagecheck_gpu::Gpu::available() {
+        Ok(gpu) => {
+            println!("gpu: {}", gpu.adapter_info());
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            println!("gpu: none: {why}");
+            ExitCode::from(1)
+        }
+    }
+}
