@@ -54,7 +54,14 @@ pub fn text_close(a: &str, b: &str, t: &Tolerance) -> bool {
 /// Two printed numbers: as float64 values, or as the float32 values they
 /// denote (a float32 tensor prints its shortest float32 text, which is not
 /// a float64 of the same value: `0.7310586`), ULPs counted in float32.
+/// Integers (no `.`, no exponent: how Python and `sc` print an int or an
+/// integer tensor) compare exactly: no float tolerance excuses an integer
+/// off by one.
 fn numbers_close(want: &str, got: &str, t: &Tolerance) -> bool {
+    let integer = |s: &str| !s.contains(['.', 'e', 'E']);
+    if integer(want) && integer(got) {
+        return want == got;
+    }
     let as64 = matches!((want.parse::<f64>(), got.parse::<f64>()), (Ok(w), Ok(g)) if t.accepts_widened(g, w));
     as64 || matches!((want.parse::<f32>(), got.parse::<f32>()), (Ok(w), Ok(g)) if t.accepts_widened(g.into(), w.into()))
 }
@@ -139,6 +146,9 @@ mod tests {
         assert!(!text_close(&a, &b.replace("step", "stop"), &T));
         assert!(!text_close("x1 = 2", "x2 = 2", &T));
         assert!(!text_close("[1.0, 2.0]", "[1.0, 2.5]", &T));
+        let loose = Tolerance { ulps: 0, abs: 16.0, rel: 0.0 };
+        assert!(!text_close("q = 7", "q = 8", &loose), "printed ints are exact whatever the tolerance");
+        assert!(text_close("q = 7.0", "q = 8.0", &loose));
         let (c, d) = (format!("[[ {}   0.5 ]]", f64::from(x)), format!("[[ {}  0.5 ]]", f64::from(next)));
         assert!(text_close(&c, &d, &T), "column padding is not compared");
         assert!(!text_close("a b", "ab", &T));

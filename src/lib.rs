@@ -14,6 +14,7 @@ pub mod input;
 pub mod modes;
 pub mod oracle;
 pub mod reduce;
+pub mod refusals;
 pub mod worker;
 
 pub use stagecheck_executor as executor;

@@ -142,9 +142,10 @@ pub fn run_converted(worker: &mut Worker, conversion: &Conversion, path: &str, m
                 }
                 *line = line.and_then(|l| conversion.map.original_line(l));
             }
-            // Staging declined explicitly (sc.StagingError): a refusal, not a finding.
-            if let Terminal::Raised { exc_type, message, line, .. } = &outcome.terminal {
-                if mode.tensor_mode().is_staged() && exc_type == "StagingError" {
+            // Staging declined explicitly (the runtime's StagingError class):
+            // a refusal, a finding unless intended (crate::refusals).
+            if let Terminal::Raised { message, line, refusal: true, .. } = &outcome.terminal {
+                if mode.tensor_mode().is_staged() {
                     let error = RefusalInfo { line: line.unwrap_or(0), construct: "staging".into(), reason: message.clone() };
                     return ModeRun::Refused { error };
                 }

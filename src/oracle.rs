@@ -25,13 +25,17 @@ pub enum Difference {
     Crash { message: String },
     /// The converted program does not compile.
     Uncompilable { message: String, line: u32 },
+    /// A refusal on no line of the intended list (`crate::refusals`).
+    #[serde(rename = "refusal")]
+    UnexpectedRefusal { construct: String, reason: String, line: u32 },
     /// The converter panicked (`crashed in conversion`).
+    #[serde(rename = "converter")]
     ConverterCrash { message: String },
 }
 
 impl Difference {
     /// `terminal`, `stdout`, `global`, `crash`, `uncompilable` or
-    /// `converter` (it crashed): what
+    /// `converter` (it crashed) or `refusal` (unexpected): what
     /// signatures and the reducer's predicate name a difference by.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -41,6 +45,7 @@ impl Difference {
             Difference::Crash { .. } => "crash",
             Difference::Uncompilable { .. } => "uncompilable",
             Difference::ConverterCrash { .. } => "converter",
+            Difference::UnexpectedRefusal { .. } => "refusal",
         }
     }
 }
@@ -68,6 +73,9 @@ impl Difference {
             Difference::Crash { message } => ("the VM crashed".into(), None, message.clone()),
             Difference::Uncompilable { message, line } => (format!("the converted program does not compile (converted line {line})"), None, message.clone()),
             Difference::ConverterCrash { message } => ("crashed in conversion".into(), None, message.clone()),
+            Difference::UnexpectedRefusal { construct, reason, line } => {
+                ("an unexpected refusal (not in src/refusals.rs)".into(), None, format!("line {line}: {construct}: {reason}"))
+            }
         }
     }
 }
@@ -94,6 +102,10 @@ pub fn verdict(runs: &[(Mode, ModeRun)]) -> Verdict {
                 if !differences.is_empty() {
                     return Verdict::Diverged { mode: *mode, differences };
                 }
+            }
+            ModeRun::Refused { error } if crate::refusals::intended(&error.construct, &error.reason).is_none() => {
+                let (construct, reason, line) = (error.construct.clone(), error.reason.clone(), error.line);
+                return Verdict::Diverged { mode: *mode, differences: vec![Difference::UnexpectedRefusal { construct, reason, line }] };
             }
             ModeRun::Refused { error } => {
                 refused.get_or_insert(Verdict::Refused {

@@ -140,7 +140,7 @@ fn the_normalisation_table_rewrites_only_its_pattern() {
     use stagecheck::executor::{Outcome, Terminal, Value};
     let rust = "local variable 'x_1' referenced before assignment";
     let outcome = Outcome {
-        terminal: Terminal::Raised { exc_type: "UnboundLocalError".into(), message: rust.into(), line: None, traceback: vec![] },
+        terminal: Terminal::Raised { exc_type: "UnboundLocalError".into(), message: rust.into(), line: None, traceback: vec![], refusal: false },
         stdout: format!("{rust}\nlocal variable '' referenced before assignment\n"),
         stdout_truncated: false,
         globals: vec![("m".into(), Value::Set(vec![Value::Str("a".into()), Value::Str(format!("<{rust}>"))]))],

@@ -80,6 +80,36 @@ fn nonlocal_write_lost() {
     finds("nonlocal_write_lost");
 }
 
+/// A program that kills its worker process (every converted `if` aborts)
+/// is saved as a crash finding, and the run, with two jobs, goes on to its
+/// end: the `stagecheck` process itself exits normally.
+#[test]
+fn a_dying_worker_is_a_finding_and_the_run_goes_on() {
+    let out_dir = std::env::temp_dir().join(format!("stagecheck-planted-abort-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_stagecheck"))
+        .args(["fuzz", "--time", "20s", "--jobs", "2", "--family", "plain", "--seed", "3", "--reduce-time", "0", "--out"])
+        .arg(&out_dir)
+        .env("STAGECHECK_PLANT", "worker_abort")
+        .output()
+        .expect("stagecheck runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "findings saved, exit 1, no signal:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(started.elapsed().as_secs() >= 20, "the run went on to its end");
+    let crashes: Vec<_> = std::fs::read_dir(out_dir.join("findings"))
+        .expect("findings dir")
+        .flatten()
+        .filter(|f| f.file_name().to_string_lossy().starts_with("crash-"))
+        .collect();
+    assert!(!crashes.is_empty(), "no crash finding:\n{stdout}");
+    let verdict = std::fs::read_to_string(crashes[0].path().join("verdict.json")).expect("verdict.json");
+    assert!(verdict.contains("SIGABRT"), "{verdict}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).expect("summary.json")).expect("json");
+    println!("{stdout}\n{summary}");
+}
+
 /// A panic of the converter is a finding (`converter-...`), not a refusal.
 #[test]
 fn converter_panic() {

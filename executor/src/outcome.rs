@@ -51,6 +51,10 @@ pub enum Terminal {
         /// frame of that file), if any frame belongs to it.
         line: Option<u32>,
         traceback: Vec<Frame>,
+        /// Raised as the runtime's own `StagingError` (the class itself, not
+        /// a name): staging declined explicitly. Not compared.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        refusal: bool,
     },
     /// The run did not terminate within a limit (Snek §4's divergence).
     Diverged { limit: Limit },

@@ -89,7 +89,7 @@ fn opaque_objects_render_without_addresses() {
 fn an_exception_reports_type_message_and_original_line() {
     let out = run("x = 1\n\ndef f(d):\n    return d['missing']\n\nf({})\n");
     match &out.terminal {
-        Terminal::Raised { exc_type, message, line, traceback } => {
+        Terminal::Raised { exc_type, message, line, traceback, .. } => {
             assert_eq!(exc_type, "KeyError");
             assert_eq!(message, "'missing'");
             assert_eq!(*line, Some(4));

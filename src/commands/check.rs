@@ -58,6 +58,7 @@ fn print_report(report: &stagecheck::check::CheckReport) {
             match differences.first() {
                 Some(Difference::Crash { .. }) => println!("{}: CRASHED in {mode}", report.file),
                 Some(Difference::ConverterCrash { .. }) => println!("{}: CRASHED in conversion ({mode})", report.file),
+                Some(Difference::UnexpectedRefusal { .. }) => println!("{}: UNEXPECTED REFUSAL in {mode}", report.file),
                 _ => println!("{}: DIVERGED: original and {mode} part ways", report.file),
             }
             print_differences(mode.name(), differences);
@@ -94,6 +95,9 @@ fn print_differences(mode: &str, differences: &[Difference]) {
                 println!("  the converted program does not compile (converted line {line}): {message}")
             }
             Difference::ConverterCrash { message } => println!("  crashed in conversion: {message}"),
+            Difference::UnexpectedRefusal { construct, reason, line } => {
+                println!("  refused in {mode} at line {line}, and not an intended refusal (src/refusals.rs): {construct}: {reason}")
+            }
         }
     }
 }

@@ -91,6 +91,7 @@ fn describe(mode: Mode, differences: &[Difference]) -> String {
         Some(Difference::Crash { message }) => format!("the VM crashed in {mode}: {message}"),
         Some(Difference::Uncompilable { message, .. }) => format!("the converted program does not compile: {message}"),
         Some(Difference::ConverterCrash { message }) => format!("the converter crashed: {message}"),
+        Some(Difference::UnexpectedRefusal { construct, reason, .. }) => format!("an unexpected refusal in {mode}: {construct}: {reason}"),
         None => String::new(),
     };
     what.replace('\n', " ")

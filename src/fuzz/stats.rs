@@ -44,7 +44,12 @@ pub const MAX_SAMPLES: usize = 600;
 pub struct Stats {
     pub programs: u64,
     pub agree: u64,
+    /// Refused on purpose: each matched a line of `crate::refusals`.
     pub refused: u64,
+    /// Refused, matching no intended refusal: findings of kind `refusal`
+    /// (counted among the findings too).
+    #[serde(default)]
+    pub unexpected_refusals: u64,
     pub poisoned: u64,
     /// A mode needed more than the time limit (agreeing with a longer one).
     pub slow: u64,
@@ -87,6 +92,7 @@ impl Stats {
             programs: 0,
             agree: 0,
             refused: 0,
+            unexpected_refusals: 0,
             poisoned: 0,
             slow: 0,
             invalid: 0,
@@ -127,6 +133,7 @@ impl Stats {
             Kind::Invalid { .. } => self.invalid += 1,
             Kind::Finding { signature, .. } => {
                 self.finding_hits += 1;
+                self.unexpected_refusals += u64::from(signature.kind == "refusal");
                 if let Some(path) = saved {
                     self.findings.push(Finding {
                         id: signature.id(),
@@ -180,6 +187,7 @@ impl Stats {
         self.programs += other.programs;
         self.agree += other.agree;
         self.refused += other.refused;
+        self.unexpected_refusals += other.unexpected_refusals;
         self.poisoned += other.poisoned;
         self.slow += other.slow;
         self.invalid += other.invalid;

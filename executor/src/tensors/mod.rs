@@ -151,3 +151,13 @@ fn element_values(v: &stagecheck_graph::Value) -> crate::Value {
         G::List(items) => crate::Value::List(items.iter().map(element_values).collect()),
     }
 }
+
+/// Whether `exc` is an instance of the runtime's own `StagingError` class
+/// (the class itself: a program's exception of the same name is not).
+pub fn is_staging_error(vm: &rustpython_vm::VirtualMachine, exc: &rustpython_vm::builtins::PyBaseExceptionRef) -> bool {
+    use rustpython_vm::AsObject;
+    let class = crate::sandbox::sys_modules(vm)
+        .and_then(|m| m.get_item_opt("_stagecheck_tensor", vm).ok().flatten())
+        .and_then(|module| module.get_attr("StagingError", vm).ok());
+    class.is_some_and(|c| exc.class().as_object().is(&c))
+}

@@ -1,0 +1,136 @@
+//! The refusals the project intends: every way the converter or the stager
+//! may decline a program on purpose, with why. A refusal that matches no
+//! entry is not a verdict of its own but a finding (`refusal`, see
+//! [`crate::oracle`]): a generator, converter or tracer bug that ends in a
+//! refusal is seen, never counted away.
+//!
+//! Staging refusals are recognised by the runtime's own `StagingError`
+//! class (`Terminal::Raised::refusal`), never by an exception's name.
+
+/// One intended refusal.
+pub struct Intended {
+    /// The `ConversionError`'s construct, or `staging` for a `StagingError`.
+    pub construct: &'static str,
+    /// The reason, `*` standing for any text (a name, a dtype).
+    pub pattern: &'static str,
+    /// Why the project refuses rather than converts or stages.
+    pub why: &'static str,
+    /// A corpus entry that shows it, where there is one.
+    pub example: Option<&'static str>,
+}
+
+const fn staging(pattern: &'static str, why: &'static str, example: Option<&'static str>) -> Intended {
+    Intended { construct: "staging", pattern, why, example }
+}
+
+const UNSTAGEABLE: &str = "the original's meaning depends on a Python value the graph cannot carry or a side effect it would run once per trace";
+const NOT_YET: &str = "not staged yet: refused rather than staged wrong";
+const DTYPE: &str = "a graph value has one dtype and shape; the original changes it";
+
+/// The table. Order does not matter; [`intended`] takes the first match.
+pub const INTENDED: &[Intended] = &[
+    Intended {
+        construct: "syntax",
+        pattern: "*",
+        why: "ruff's parser (the converter's) rejects a program RustPython compiled: the converter cannot read it",
+        example: None,
+    },
+    Intended {
+        construct: "printer",
+        pattern: "*",
+        why: "the printer cannot print the converted tree as it is (an f-string `=` form whose expression was rewritten)",
+        example: None,
+    },
+    Intended {
+        construct: "* in finally",
+        pattern: "an exit inside `finally` cancels a pending exception or return*",
+        why: "a flag cannot cancel an exception in flight (issue 16 converts these)",
+        example: Some("corpus/conversion/return/003_finally_overrides.py"),
+    },
+    staging("'*' is a tensor in one branch of a staged if and a Python value in the other", DTYPE, None),
+    staging("'*' has dtype/shape * in the true branch and * in the false branch of a staged if", DTYPE, None),
+    staging("a return in one branch of a staged if only*", NOT_YET, Some("corpus/staged/staging_errors/006_return_in_one_branch.py")),
+    staging("'*' is a Python value that a staged if changes*", UNSTAGEABLE, None),
+    staging("the condition of a staged * must be a bool scalar*", DTYPE, None),
+    staging("the condition of a staged * loop must stay a bool scalar tensor", DTYPE, None),
+    staging("loop variable '*' stops being a tensor in a staged * loop", DTYPE, None),
+    staging("loop variable '*' changes from * to * in a staged * loop", DTYPE, Some("corpus/staged/staging_errors/002_dtype_changes_in_loop.py")),
+    staging("a return inside a staged * loop is not staged yet", NOT_YET, None),
+    staging("'*' is a Python value that a staged * loop changes", UNSTAGEABLE, Some("corpus/staged/staging_errors/007_python_counter_in_loop.py")),
+    staging("a staged for loop over a scalar tensor", "Python raises TypeError iterating a scalar; a graph loop has no such error", None),
+    staging("the two values of a staged * differ in dtype/shape*", DTYPE, Some("corpus/staged/staging_errors/012_ternary_dtypes_differ.py")),
+    staging("the two values of a staged * must both be tensors*", DTYPE, None),
+    staging("an operand of a staged and/or is a *, not a bool tensor", DTYPE, None),
+    staging("print inside staged control flow runs once when traced*", UNSTAGEABLE, Some("corpus/staged/staging_errors/004_print_in_branch.py")),
+    staging("*.* inside staged control flow mutates a Python object once when traced", UNSTAGEABLE, Some("corpus/staged/staging_errors/005_list_append_in_loop.py")),
+    staging("'*' is bound only inside staged control flow and read after it", UNSTAGEABLE, Some("corpus/staged/staging_errors/009_read_after_loop.py")),
+    staging("'*' is bound in the * branch of a staged if only, and used after it", UNSTAGEABLE, Some("corpus/staged/staging_errors/001_bound_in_one_branch.py")),
+    staging("'*' is unbound here", UNSTAGEABLE, None),
+    staging("`not` of a symbolic tensor used as a value*", UNSTAGEABLE, Some("corpus/staged/staging_errors/008_not_as_value.py")),
+    staging("an assert on a symbolic tensor is not staged yet", NOT_YET, Some("corpus/staged/staging_errors/010_assert_symbolic.py")),
+    staging("a while loop whose condition becomes symbolic inside the loop", NOT_YET, None),
+    staging("the result type of the recursive staged function '*' could not be inferred*", NOT_YET, None),
+    staging("print inside a staged function runs once when traced*", UNSTAGEABLE, Some("corpus/staged/staging_errors/015_print_in_function.py")),
+    staging("* of a symbolic tensor: its value is not known while tracing", UNSTAGEABLE, Some("corpus/staged/staging_errors/011_python_float_of_symbolic.py")),
+    staging("iterating over a symbolic tensor in Python*", UNSTAGEABLE, Some("corpus/staged/staging_errors/014_comprehension_over_symbolic.py")),
+    staging("indexing with a symbolic tensor is supported for one scalar index only*", NOT_YET, None),
+    staging("sc.print of a symbolic tensor is not staged yet", NOT_YET, None),
+    staging("a symbolic tensor used after its trace ended", UNSTAGEABLE, None),
+    staging("a symbolic tensor of another trace is used in '*'*", NOT_YET, None),
+];
+
+/// The entry a refusal matches, if any.
+pub fn intended(construct: &str, reason: &str) -> Option<&'static Intended> {
+    INTENDED.iter().find(|i| matches(i.construct, construct) && matches(i.pattern, reason))
+}
+
+/// `*` matches any text (also none); everything else literally, whole.
+pub fn matches(pattern: &str, text: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = text.strip_prefix(first) else { return false };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else { return rest.is_empty() };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_match_whole_texts_with_any_text_for_a_star() {
+        assert!(matches("'*' changes", "'x' changes"));
+        assert!(matches("a*b*c", "abc"));
+        assert!(matches("*", ""));
+        assert!(!matches("'*' changes", "'x' changes twice"));
+        assert!(!matches("a*b", "a"));
+        assert!(!matches("exact", "exactly"));
+    }
+
+    /// Each example is a corpus entry that expects a refusal; the corpus
+    /// replay (tests/corpus.rs) then proves it is refused by an intended one
+    /// (an unintended refusal is a divergence there).
+    #[test]
+    fn every_example_is_a_corpus_entry_expecting_a_refusal() {
+        for entry in INTENDED.iter().filter_map(|i| i.example) {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(entry);
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{entry}: {e}"));
+            assert!(text.lines().any(|l| l.trim() == "# expect: refused"), "{entry} does not expect a refusal");
+        }
+    }
+
+    #[test]
+    fn a_tracer_bug_is_not_an_intended_refusal() {
+        assert!(intended("staging", "invalid graph: node 3 reads x7 before it is defined").is_none());
+        assert!(intended("staging", "'x' is a Python value that a staged while loop changes").is_some());
+        assert!(intended("return in finally", "an exit inside `finally` cancels a pending exception or return").is_some());
+        assert!(intended("internal error", "the converter failed").is_none());
+    }
+}

@@ -1,0 +1,181 @@
+//! The oracle's own tests (src/oracle.rs): for each mode that is compared
+//! with the original (unstaged, staged, staged-gpu) and each kind of
+//! difference, runs that differ only there, and the verdict that must come
+//! out; and what must not count as a difference. Outcomes are built here,
+//! not run: what is under test is the comparison alone.
+
+use stagecheck::executor::{Limit, Outcome, Terminal, Value};
+use stagecheck::modes::{Mode, ModeRun, RefusalInfo};
+use stagecheck::oracle::{verdict, Difference, Verdict};
+use stagecheck_gpu::Tolerance;
+
+const COMPARED: [Mode; 3] = [Mode::Unstaged, Mode::Staged, Mode::StagedGpu];
+
+fn base() -> Outcome {
+    Outcome {
+        terminal: Terminal::Completed,
+        stdout: "x is 3\nsum 10\n".into(),
+        stdout_truncated: false,
+        globals: vec![("x".into(), Value::Int("3".into())), ("name".into(), Value::Str("ab".into()))],
+        micros: 10,
+        graph: String::new(),
+        tolerance: None,
+    }
+}
+
+fn raised(exc_type: &str, message: &str, line: u32) -> Terminal {
+    Terminal::Raised { exc_type: exc_type.into(), message: message.into(), line: Some(line), traceback: vec![], refusal: false }
+}
+
+/// The original and every mode run `base()`, but `mode` runs `other`.
+fn runs(mode: Mode, original: Outcome, other: Outcome) -> Vec<(Mode, ModeRun)> {
+    let mut runs = vec![(Mode::Original, ModeRun::Ran { outcome: original.clone() })];
+    for m in COMPARED {
+        let outcome = if m == mode { other.clone() } else { original.clone() };
+        runs.push((m, ModeRun::Ran { outcome }));
+    }
+    runs
+}
+
+/// The verdict names `mode` and a first difference of `kind`.
+fn assert_differs(runs: &[(Mode, ModeRun)], mode: Mode, kind: &str, what: &str) -> Vec<Difference> {
+    match verdict(runs) {
+        Verdict::Diverged { mode: m, differences } => {
+            assert_eq!(m, mode, "{what}: the wrong mode blamed");
+            assert_eq!(differences.first().map(Difference::kind), Some(kind), "{what}: {differences:?}");
+            differences
+        }
+        v => panic!("{what} in {mode}: not a divergence: {v:?}"),
+    }
+}
+
+fn assert_agree(runs: &[(Mode, ModeRun)], what: &str) {
+    assert!(matches!(verdict(runs), Verdict::Agree), "{what}: {:?}", verdict(runs));
+}
+
+/// Each kind of difference, made from the base outcome: (name, kind, change).
+fn mutations() -> Vec<(&'static str, &'static str, Box<dyn Fn(&mut Outcome)>)> {
+    vec![
+        ("completed vs raised", "terminal", Box::new(|o: &mut Outcome| o.terminal = raised("ValueError", "bad", 2))),
+        ("completed vs diverged", "terminal", Box::new(|o: &mut Outcome| o.terminal = Terminal::Diverged { limit: Limit::Time })),
+        ("a crash", "crash", Box::new(|o: &mut Outcome| o.terminal = Terminal::Crashed { message: "the worker process was killed by SIGSEGV".into() })),
+        ("a stdout line", "stdout", Box::new(|o: &mut Outcome| o.stdout = "x is 3\nsum 11\n".into())),
+        ("a missing last newline", "stdout", Box::new(|o: &mut Outcome| o.stdout = "x is 3\nsum 10".into())),
+        ("stdout cut at its limit", "stdout", Box::new(|o: &mut Outcome| o.stdout_truncated = true)),
+        ("an extra stdout line", "stdout", Box::new(|o: &mut Outcome| o.stdout.push_str("more\n"))),
+        ("a global's value", "global", Box::new(|o: &mut Outcome| o.globals[0].1 = Value::Int("4".into()))),
+        ("an int global that became a float", "global", Box::new(|o: &mut Outcome| o.globals[0].1 = Value::Float(3.0f64.to_bits()))),
+        ("a missing global", "global", Box::new(|o: &mut Outcome| drop(o.globals.pop()))),
+        ("an extra global", "global", Box::new(|o: &mut Outcome| o.globals.push(("ag__x".into(), Value::None)))),
+    ]
+}
+
+#[test]
+fn every_kind_of_difference_in_every_mode_is_a_finding_naming_that_mode() {
+    for mode in COMPARED {
+        for (what, kind, change) in mutations() {
+            let mut other = base();
+            change(&mut other);
+            assert_differs(&runs(mode, base(), other), mode, kind, what);
+        }
+    }
+}
+
+#[test]
+fn exception_type_and_message_are_compared_but_not_lines_or_tracebacks() {
+    let mut original = base();
+    original.terminal = raised("KeyError", "'k'", 4);
+    for mode in COMPARED {
+        for (what, terminal) in [("another type", raised("IndexError", "'k'", 4)), ("another message", raised("KeyError", "'j'", 4))] {
+            let mut other = original.clone();
+            other.terminal = terminal;
+            let differences = assert_differs(&runs(mode, original.clone(), other), mode, "terminal", what);
+            assert!(matches!(&differences[0], Difference::Terminal { .. }));
+        }
+        let mut other = original.clone();
+        other.terminal = raised("KeyError", "'k'", 9);
+        assert_agree(&runs(mode, original.clone(), other), "the same exception on another line");
+    }
+}
+
+#[test]
+fn two_divergences_agree_whatever_else_differs_but_a_crash_never_does() {
+    let mut original = base();
+    original.terminal = Terminal::Diverged { limit: Limit::Time };
+    for mode in COMPARED {
+        let mut other = base();
+        other.terminal = Terminal::Diverged { limit: Limit::Memory };
+        other.stdout = "other\n".into();
+        assert_agree(&runs(mode, original.clone(), other), "both diverged");
+        let mut crashed = base();
+        crashed.terminal = Terminal::Crashed { message: "boom".into() };
+        assert_differs(&runs(mode, original.clone(), crashed), mode, "crash", "diverged vs crashed");
+    }
+    let mut crashed = base();
+    crashed.terminal = Terminal::Crashed { message: "boom".into() };
+    assert_differs(&runs(Mode::Unstaged, crashed.clone(), crashed), Mode::Original, "crash", "a crash of the original");
+}
+
+#[test]
+fn identical_runs_agree_and_timings_and_graphs_are_not_compared() {
+    for mode in COMPARED {
+        let mut other = base();
+        other.micros = 99_999;
+        other.graph = "(def f ...)".into();
+        assert_agree(&runs(mode, base(), other), "time and graph differ");
+    }
+}
+
+#[test]
+fn the_first_mode_that_parts_ways_is_blamed() {
+    let mut changed = base();
+    changed.stdout = "else\n".into();
+    let runs = vec![
+        (Mode::Original, ModeRun::Ran { outcome: base() }),
+        (Mode::Unstaged, ModeRun::Ran { outcome: base() }),
+        (Mode::Staged, ModeRun::Ran { outcome: changed.clone() }),
+        (Mode::StagedGpu, ModeRun::Ran { outcome: changed }),
+    ];
+    assert_differs(&runs, Mode::Staged, "stdout", "staged and staged-gpu both differ");
+}
+
+#[test]
+fn intended_refusals_are_verdicts_and_other_refusals_are_findings() {
+    for mode in [Mode::Staged, Mode::StagedGpu] {
+        let mut runs = runs(mode, base(), base());
+        let refusal = |reason: &str| ModeRun::Refused {
+            error: RefusalInfo { line: 3, construct: "staging".into(), reason: reason.into() },
+        };
+        let at = runs.iter().position(|(m, _)| *m == mode).unwrap();
+        runs[at].1 = refusal("'n' is a Python value that a staged while loop changes");
+        assert!(matches!(verdict(&runs), Verdict::Refused { mode: m, .. } if m == mode), "{:?}", verdict(&runs));
+        runs[at].1 = refusal("invalid graph: x3 is read before it is defined");
+        assert_differs(&runs, mode, "refusal", "a refusal off the list");
+    }
+    let mut runs = runs(Mode::Unstaged, base(), base());
+    runs[1].1 = ModeRun::ConverterCrashed { message: "index out of bounds".into() };
+    assert_differs(&runs, Mode::Unstaged, "converter", "the converter's panic");
+}
+
+#[test]
+fn on_the_gpu_floats_compare_within_the_tolerance_and_ints_exactly() {
+    let loose = Tolerance { ulps: 0, abs: 16.0, rel: 0.0 };
+    let mut original = base();
+    original.globals.push(("loss".into(), Value::Float(0.5f64.to_bits())));
+    original.stdout = "loss 0.5 step 7\n".into();
+    let gpu = |change: &dyn Fn(&mut Outcome)| {
+        let mut o = original.clone();
+        o.tolerance = Some(loose);
+        change(&mut o);
+        runs(Mode::StagedGpu, original.clone(), o)
+    };
+    assert_agree(&gpu(&|o| o.globals[2].1 = Value::Float(3.5f64.to_bits())), "a float within the tolerance");
+    assert_agree(&gpu(&|o| o.stdout = "loss 3.5 step 7\n".into()), "a printed float within the tolerance");
+    assert_differs(&gpu(&|o| o.globals[2].1 = Value::Float(30.0f64.to_bits())), Mode::StagedGpu, "global", "a float beyond it");
+    assert_differs(&gpu(&|o| o.globals[0].1 = Value::Int("4".into())), Mode::StagedGpu, "global", "an int off by one");
+    assert_differs(&gpu(&|o| o.stdout = "loss 0.5 step 8\n".into()), Mode::StagedGpu, "stdout", "a printed int off by one");
+    // Without a tolerance (CPU modes), floats compare bit for bit.
+    let mut cpu = original.clone();
+    cpu.globals[2].1 = Value::Float(0.5f64.next_up().to_bits());
+    assert_differs(&runs(Mode::Staged, original.clone(), cpu), Mode::Staged, "global", "one ULP off on the CPU");
+}
