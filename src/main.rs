@@ -79,6 +79,10 @@ enum Command {
         /// compares it with RustPython's run (a difference is a RustPython bug).
         #[arg(long, value_enum)]
         oracle: Option<ExtraOracle>,
+        /// staged-gpu: do not shadow each GPU op with the CPU kernel on the
+        /// same inputs (faster; only the final values are then compared).
+        #[arg(long)]
+        no_gpu_shadow: bool,
     },
     /// Generate programs and check each in every mode; findings and a report
     /// go to reports/<timestamp>/ (or --out).
@@ -132,7 +136,9 @@ fn main() -> ExitCode {
         Command::Corpus { action: CorpusAction::Replay { dir } } => commands::corpus::corpus_replay(&dir),
         Command::Corpus { action: CorpusAction::Add(args) } => commands::corpus::corpus_add(args),
         Command::Reduce(args) => commands::reduce::reduce_cmd(args),
-        Command::Check { file, modes, json, time_limit, oracle } => commands::check::check_cmd(&file, &modes, json, time_limit, oracle),
+        Command::Check { file, modes, json, time_limit, oracle, no_gpu_shadow } => {
+            commands::check::check_cmd(&file, &modes, json, time_limit, oracle, !no_gpu_shadow)
+        }
         Command::Fuzz(args) => commands::fuzz::fuzz_cmd(args),
         Command::Devices => Ok(commands::devices::devices()),
         Command::Report { dirs, out } => commands::report::report_cmd(&dirs, out.as_deref()),

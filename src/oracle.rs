@@ -5,6 +5,17 @@
 //! globals (the names the conversion introduces excluded). Lines are
 //! reported, not compared: the original line of an exception is a
 //! statement's first line after conversion.
+//!
+//! [`verdict`] stops at the first mode that parts ways: `Agree`, `Refused`
+//! (each refusal on a line of [`crate::refusals`]), or `Diverged` with that
+//! mode's differences (a finding). A VM crash in any mode is a finding
+//! whatever the original did; so are converted code that does not compile,
+//! the converter's own panic and a refusal on no line of the intended list.
+//! [`Difference::kind`] names each kind for signatures and the reducer's
+//! predicate. A run whose graphs ran on the GPU compares floats within its
+//! tolerance ([`crate::close`]); integers, printed ones too, exactly.
+//! `tests/oracle.rs` covers every kind in every compared mode, and
+//! `scripts/oracle-mutants` shows that removing any comparison fails it.
 
 use crate::executor::{Outcome, Terminal, Value};
 use crate::modes::{Mode, ModeRun};
@@ -28,6 +39,10 @@ pub enum Difference {
     /// A refusal on no line of the intended list (`crate::refusals`).
     #[serde(rename = "refusal")]
     UnexpectedRefusal { construct: String, reason: String, line: u32 },
+    /// A GPU node beyond its op's tolerance from the CPU kernel on the same
+    /// inputs (staged-gpu's shadow check): the op, dtypes, shapes and what differs.
+    #[serde(rename = "gpu")]
+    GpuOp { node: String },
     /// The converter panicked (`crashed in conversion`).
     #[serde(rename = "converter")]
     ConverterCrash { message: String },
@@ -35,7 +50,8 @@ pub enum Difference {
 
 impl Difference {
     /// `terminal`, `stdout`, `global`, `crash`, `uncompilable` or
-    /// `converter` (it crashed) or `refusal` (unexpected): what
+    /// `converter` (it crashed), `refusal` (unexpected) or `gpu` (a node
+/// beyond its op's tolerance): what
     /// signatures and the reducer's predicate name a difference by.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -46,6 +62,7 @@ impl Difference {
             Difference::Uncompilable { .. } => "uncompilable",
             Difference::ConverterCrash { .. } => "converter",
             Difference::UnexpectedRefusal { .. } => "refusal",
+            Difference::GpuOp { .. } => "gpu",
         }
     }
 }
@@ -73,6 +90,7 @@ impl Difference {
             Difference::Crash { message } => ("the VM crashed".into(), None, message.clone()),
             Difference::Uncompilable { message, line } => (format!("the converted program does not compile (converted line {line})"), None, message.clone()),
             Difference::ConverterCrash { message } => ("crashed in conversion".into(), None, message.clone()),
+            Difference::GpuOp { node } => ("a GPU op beyond its tolerance".into(), None, node.clone()),
             Difference::UnexpectedRefusal { construct, reason, line } => {
                 ("an unexpected refusal (not in src/refusals.rs)".into(), None, format!("line {line}: {construct}: {reason}"))
             }
@@ -133,6 +151,9 @@ pub fn verdict(runs: &[(Mode, ModeRun)]) -> Verdict {
 pub fn compare(a: &Outcome, b: &Outcome) -> Vec<Difference> {
     if let Terminal::Crashed { message } = &b.terminal {
         return vec![Difference::Crash { message: message.clone() }];
+    }
+    if let Some(node) = b.gpu_mismatches.first() {
+        return vec![Difference::GpuOp { node: node.clone() }];
     }
     let diverged = |t: &Terminal| matches!(t, Terminal::Diverged { .. });
     if diverged(&a.terminal) && diverged(&b.terminal) {

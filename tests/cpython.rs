@@ -147,6 +147,7 @@ fn the_normalisation_table_rewrites_only_its_pattern() {
         micros: 0,
         graph: String::new(),
         tolerance: None,
+        gpu_mismatches: Vec::new(),
     };
     let (n, used) = normalise(&outcome);
     assert_eq!(used, ["unbound-local message"]);
@@ -158,4 +159,29 @@ fn the_normalisation_table_rewrites_only_its_pattern() {
     let (again, used) = normalise(&n);
     assert!(used.is_empty(), "{used:?}");
     assert_eq!(again.stdout, n.stdout);
+}
+
+/// Only printed sets of strings may differ in order: output that holds the
+/// same characters in another order (an anagram) is a real difference.
+#[test]
+fn set_order_is_known_but_reordered_output_is_a_difference() {
+    use stagecheck::cpython::{compare, CpythonRun, CpythonVerdict};
+    use stagecheck::executor::{Outcome, Terminal};
+    let outcome = |stdout: &str| Outcome {
+        terminal: Terminal::Completed,
+        stdout: stdout.into(),
+        stdout_truncated: false,
+        globals: vec![],
+        micros: 0,
+        graph: String::new(),
+        tolerance: None,
+        gpu_mismatches: Vec::new(),
+    };
+    let verdict = |rust: &str, cpython: &str| compare(&outcome(rust), &CpythonRun::Ran { outcome: outcome(cpython) });
+    let known = |v: CpythonVerdict| matches!(v, CpythonVerdict::Known { .. });
+    assert!(known(verdict("s = {'fig', 'a, b', \"it's\"}\n", "s = {\"it's\", 'fig', 'a, b'}\n")));
+    assert!(known(verdict("{b'x', b'y'} and {'p', 'q'}\n", "{b'y', b'x'} and {'q', 'p'}\n")));
+    for (rust, cpython) in [("ab\n", "ba\n"), ("1 2\n3\n", "3\n1 2\n"), ("{'a', 'b'} 12\n", "{'b', 'a'} 21\n"), ("{1, 2}\n", "{2, 1}\n")] {
+        assert!(verdict(rust, cpython).is_finding(), "{rust:?} vs {cpython:?}");
+    }
 }

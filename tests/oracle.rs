@@ -20,6 +20,7 @@ fn base() -> Outcome {
         micros: 10,
         graph: String::new(),
         tolerance: None,
+        gpu_mismatches: Vec::new(),
     }
 }
 
@@ -67,6 +68,7 @@ fn mutations() -> Vec<(&'static str, &'static str, Box<dyn Fn(&mut Outcome)>)> {
         ("an int global that became a float", "global", Box::new(|o: &mut Outcome| o.globals[0].1 = Value::Float(3.0f64.to_bits()))),
         ("a missing global", "global", Box::new(|o: &mut Outcome| drop(o.globals.pop()))),
         ("an extra global", "global", Box::new(|o: &mut Outcome| o.globals.push(("ag__x".into(), Value::None)))),
+        ("a GPU node beyond its op's tolerance", "gpu", Box::new(|o: &mut Outcome| o.gpu_mismatches.push("GPU FloorDiv -> int32 on (int32 [3], int32 [3]): element 0 differs".into()))),
     ]
 }
 

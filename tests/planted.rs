@@ -123,3 +123,38 @@ fn reduce_time_0_keeps_findings_unreduced() {
         assert!(!f.path().join("reduced.py").exists(), "{}", f.path().display());
     }
 }
+
+/// A staged program with an int32 `//` and a float32 `exp`, both run on GPU kernels.
+const GPU_PROGRAM: &str = "import stagecheck as sc\n\n@sc.function\ndef f(a, b, x):\n    return a // b, sc.exp(x)\n\nq, e = f(sc.constant([7, -7, 9]), sc.constant([2, 2, 3]), sc.constant([0.5, 1.0]))\nprint(q.numpy(), e.numpy())\n";
+
+/// `check --modes ...,staged-gpu` of [`GPU_PROGRAM`] with `plant` (None: no bug).
+fn gpu_check(plant: Option<&str>) -> Option<(Option<i32>, String)> {
+    if let Err(why) = stagecheck_gpu::Gpu::available() {
+        eprintln!("SKIPPED: no Vulkan adapter: {why}");
+        return None;
+    }
+    let path = std::env::temp_dir().join(format!("stagecheck-planted-gpu-{}.py", std::process::id()));
+    std::fs::write(&path, GPU_PROGRAM).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stagecheck"));
+    cmd.args(["check", "--modes", "original,staged,staged-gpu"]).arg(&path).env_remove("STAGECHECK_PLANT");
+    if let Some(p) = plant {
+        cmd.env("STAGECHECK_PLANT", p);
+    }
+    let out = cmd.output().expect("stagecheck runs");
+    Some((out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned()))
+}
+
+/// The shadow check names the GPU op beyond its tolerance, for an int32
+/// result off by one (which no float tolerance may excuse) and for a float32
+/// result beyond its op's ULP bound; without a plant the program agrees.
+#[test]
+fn gpu_kernels_beyond_their_tolerance_are_found_naming_the_op() {
+    let Some((code, stdout)) = gpu_check(None) else { return };
+    assert_eq!(code, Some(0), "{stdout}");
+    for (plant, op, dtype) in [("gpu_floordiv_off_by_one", "FloorDiv", "int32"), ("gpu_exp_inexact", "Exp", "float32")] {
+        let (code, stdout) = gpu_check(Some(plant)).expect("an adapter");
+        assert_eq!(code, Some(1), "{plant}: {stdout}");
+        assert!(stdout.contains(&format!("GPU {op} -> {dtype}")), "{plant}: the op is named:\n{stdout}");
+        println!("{plant}:\n{stdout}");
+    }
+}

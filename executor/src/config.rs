@@ -22,6 +22,14 @@ pub struct Config {
     /// Prints the traced graphs into each outcome (`Outcome::graph`; default
     /// true). The fuzz loop, which never reads them, turns it off.
     pub keep_graph: bool,
+    /// Shadows every GPU op with the CPU kernel on the same inputs
+    /// (`stagecheck_gpu::GpuDevice`; default true): off only for speed.
+    #[serde(default = "yes")]
+    pub gpu_shadow: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for Config {
@@ -34,6 +42,7 @@ impl Default for Config {
             allowed_modules: crate::sandbox::DEFAULT_ALLOWED.iter().map(|s| s.to_string()).collect(),
             debug_panic: false,
             keep_graph: true,
+            gpu_shadow: true,
         }
     }
 }

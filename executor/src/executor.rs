@@ -1,4 +1,15 @@
 //! One interpreter, reused for many runs, each in a fresh scope.
+//!
+//! [`Executor::run`] compiles (through the code cache), runs the module in a
+//! fresh scope, renders the globals it bound, clears the scope and restores
+//! the shared state ([`crate::sandbox::Snapshot`]). Everything that can run
+//! user code (the body, `str()` of its exception, rendering, the finalizers
+//! the teardown triggers, the snapshot restore) runs only inside the window
+//! the watchdog watches and `catch_unwind` guards: a panic there (a VM
+//! crash, or a limit's [`crate::watchdog::LimitPanic`]) is this run's
+//! `crashed` or `diverged` outcome, with its stdout so far, and the
+//! interpreter is replaced, its state no longer trusted. Addresses in the
+//! outcome are then named ([`crate::addresses`]).
 
 use crate::alloc::Budget;
 use crate::code_cache::CodeCache;
@@ -77,6 +88,7 @@ impl Executor {
         let budget = Budget::start(self.config.memory_limit, &self.memory_flag);
         self.watchdog.arm(self.config.time_limit);
         crate::tensors::set_deadline(started + self.config.time_limit);
+        crate::tensors::set_shadow(self.config.gpu_shadow);
         let guard = panics::RunGuard::enter();
         let (interp, snapshot) = (&self.interp, &self.snapshot);
         let executed_at = std::cell::Cell::new(None);
@@ -139,7 +151,8 @@ impl Executor {
         let graph = if self.config.keep_graph { crate::tensors::graph_text() } else { String::new() };
         self.phases = phases;
         let tolerance = crate::tensors::run_tolerance();
-        let mut outcome = Outcome { terminal, stdout, stdout_truncated, globals, micros, graph, tolerance };
+        let gpu_mismatches = crate::tensors::take_mismatches();
+        let mut outcome = Outcome { terminal, stdout, stdout_truncated, globals, micros, graph, tolerance, gpu_mismatches };
         crate::addresses::normalize(&mut outcome);
         Ok(outcome)
     }

@@ -96,9 +96,28 @@ pub struct Outcome {
     /// graphs ran on the GPU (`tensors::run_tolerance`), else None (bit for bit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance: Option<stagecheck_gpu::Tolerance>,
+    /// GPU nodes whose outputs lay beyond their ops' tolerances from the CPU
+    /// kernels on the same inputs (staged-gpu, shadowed): each a finding.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_mismatches: Vec<String>,
 }
 
 impl Outcome {
+    /// The outcome of a run whose worker was lost (killed, dead, stuck):
+    /// nothing it printed or bound came back, only how it ended and its time.
+    pub fn lost(terminal: Terminal, micros: u64) -> Outcome {
+        Outcome {
+            terminal,
+            stdout: String::new(),
+            stdout_truncated: false,
+            globals: Vec::new(),
+            micros,
+            graph: String::new(),
+            tolerance: None,
+            gpu_mismatches: Vec::new(),
+        }
+    }
+
     /// True when the process-level verdict of `stagecheck run` is a failure.
     pub fn is_failure(&self) -> bool {
         matches!(self.terminal, Terminal::Diverged { .. } | Terminal::Crashed { .. })

@@ -2,7 +2,15 @@
 //! [`Executor`], fed programs over a channel. It is `Send`, so a fuzz loop can
 //! hold one per job. If a run outlives its time limit by [`GRACE`] the VM is
 //! stuck in native code (`sum(range(10**12))` never reaches a bytecode
-//! boundary): the worker abandons that thread and starts a fresh one.
+//! boundary): the worker abandons that thread and starts a fresh one, and
+//! the run is `diverged (time limit, stuck in native code)`.
+//!
+//! A thread cannot outlive an abort or a stack overflow of its own process:
+//! the `stagecheck` commands run programs in worker processes instead
+//! (`src/worker/` of the root crate, which reuses [`STACK_SIZE`] and
+//! [`GRACE`]). This thread worker serves in-process runs
+//! (`stagecheck::worker::Worker::in_process`: the libFuzzer targets) and
+//! this crate's tests.
 
 use crate::config::Config;
 use crate::executor::{Executor, SyntaxError};
@@ -71,15 +79,8 @@ impl Worker {
                 self.phases = Phases::default();
                 // Stuck in native code, or the thread died: start over.
                 self.jobs = spawn(self.config.clone());
-                Ok(Outcome {
-                    terminal: Terminal::Diverged { limit: Limit::TimeInNative },
-                    stdout: String::new(),
-                    stdout_truncated: false,
-                    globals: Vec::new(),
-                    graph: String::new(),
-                    micros: (self.config.time_limit + GRACE).as_micros() as u64,
-                    tolerance: None,
-                })
+                let micros = (self.config.time_limit + GRACE).as_micros() as u64;
+                Ok(Outcome::lost(Terminal::Diverged { limit: Limit::TimeInNative }, micros))
             }
         }
     }

@@ -1,6 +1,8 @@
 //! The device: one wgpu adapter (Vulkan), its queue, and a cache of compute
 //! pipelines keyed by their generated WGSL. Every dispatch submits at once;
 //! the host waits only in downloads and in reading an error flag back.
+//! Dispatches past 65535 workgroups are laid out on a 2-D grid; wgpu's
+//! validation errors become `OpError`s.
 
 use crate::wgsl::Kernel;
 use graph::OpError;

@@ -5,15 +5,45 @@
 //!
 //! The device also records the loosest [`tolerance`] of the ops it ran: the
 //! oracle compares a `staged-gpu` run's floats with the original's within it.
+//!
+//! Shadowing (on unless turned off for speed): every op placed on the GPU is
+//! also computed by graph's CPU kernel on the very inputs the GPU op read,
+//! and the two outputs must agree within that op's own tolerance for its
+//! dtype (`Tolerance::check`: ints and bools, and exact ops, bit for bit). A
+//! node beyond its bound is a [`Mismatch`] naming the op, dtype and shapes:
+//! the oracle makes it a finding of its own, whatever the final values say.
 
 use crate::tolerance::{tolerance, Tolerance};
 use crate::{Gpu, GpuTensor};
-use graph::{Device, Op, OpError, Sig, Tensor};
+use graph::{DType, Device, Op, OpError, Sig, Tensor};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
+/// A GPU node whose output lies beyond its op's tolerance from the CPU
+/// kernel's on the same inputs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    pub op: &'static str,
+    pub dtype: DType,
+    pub inputs: Vec<(DType, Vec<usize>)>,
+    /// What differs first (an element, or an error on one side only).
+    pub detail: String,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let inputs: Vec<String> = self.inputs.iter().map(|(d, s)| format!("{d} {s:?}")).collect();
+        write!(f, "GPU {} -> {} on ({}): {}", self.op, self.dtype, inputs.join(", "), self.detail)
+    }
+}
+
+/// Mismatches kept per device (the first ones say what is wrong).
+const MISMATCHES_KEPT: usize = 8;
+
 pub struct GpuDevice<'g> {
     gpu: &'g Gpu,
+    shadow: bool,
+    mismatches: RefCell<Vec<Mismatch>>,
     /// Constants uploaded so far, by the address of their elements (the
     /// tensor is kept, so the address stays its own).
     constants: RefCell<HashMap<usize, (Tensor, GpuTensor)>>,
@@ -22,7 +52,38 @@ pub struct GpuDevice<'g> {
 
 impl<'g> GpuDevice<'g> {
     pub fn new(gpu: &'g Gpu) -> GpuDevice<'g> {
-        GpuDevice { gpu, constants: RefCell::default(), loosest: Cell::new(Tolerance::EXACT) }
+        GpuDevice { gpu, shadow: true, mismatches: RefCell::default(), constants: RefCell::default(), loosest: Cell::new(Tolerance::EXACT) }
+    }
+
+    /// Turns shadowing on or off (on by default).
+    pub fn shadowed(mut self, on: bool) -> GpuDevice<'g> {
+        self.shadow = on;
+        self
+    }
+
+    /// The nodes whose outputs were beyond their ops' tolerances.
+    pub fn mismatches(&self) -> Vec<Mismatch> {
+        self.mismatches.borrow().clone()
+    }
+
+    /// Runs `op`'s CPU kernel on the inputs the GPU op read and compares.
+    fn shadow_check(&self, op: &Op, inputs: &[&GpuTensor], out: &GpuTensor) -> Result<(), OpError> {
+        if self.mismatches.borrow().len() >= MISMATCHES_KEPT {
+            return Ok(());
+        }
+        let host: Vec<Tensor> = inputs.iter().map(|t| self.gpu.download(t)).collect::<Result<_, _>>()?;
+        let refs: Vec<&Tensor> = host.iter().collect();
+        let gpu = self.gpu.download(out)?;
+        let detail = match graph::eval(op, &refs) {
+            Ok(cpu) => match tolerance(op).check(&gpu, &cpu) {
+                Ok(()) => return Ok(()),
+                Err(detail) => detail,
+            },
+            Err(e) => format!("the CPU kernel raised {} where the GPU gave a result", e.message),
+        };
+        let inputs = host.iter().map(|t| (t.dtype(), t.shape().to_vec())).collect();
+        self.mismatches.borrow_mut().push(Mismatch { op: op.name(), dtype: gpu.dtype(), inputs, detail });
+        Ok(())
     }
 
     /// The loosest tolerance of the ops run so far ([`Tolerance::EXACT`] when all were exact).
@@ -39,6 +100,9 @@ impl Device for GpuDevice<'_> {
         let dtypes: Vec<_> = inputs.iter().map(|t| t.dtype()).collect();
         if self.gpu.placed_on_gpu(op, &dtypes) {
             self.loosest.set(self.loosest.get().loosest(tolerance(op)));
+            if self.shadow {
+                self.shadow_check(op, inputs, &out)?;
+            }
         }
         Ok(out)
     }

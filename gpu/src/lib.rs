@@ -20,17 +20,27 @@
 //! [`tolerance`]. Reductions fold each output's elements sequentially in
 //! row-major order on one invocation (the CPU's order), trading parallelism
 //! within a reduction for identical sums.
+//!
+//! lavapipe (llvmpipe) facts met, each handled where it bites: an
+//! invocation's loops stop silently after 32767 iterations in all (long
+//! folds and matmuls run as chains of dispatches, each continuing the last:
+//! `wgsl/reduce.rs`, `wgsl/matmul.rs`); `log`/`log2`/`sqrt` read subnormal
+//! inputs as normal ones (scaled by 2^24 first, `wgsl/helpers.wgsl`); `pow`
+//! was 40% off near 2^127 (exponent split); `exp` flushes subnormal results
+//! (within the tolerance); bindings stop at 128 MiB (larger tensors go
+//! through `graph::eval`, `eval.rs`).
 
 mod device;
 mod eval;
 mod graph_device;
 mod ops;
+pub mod planted;
 mod placement;
 mod tensor;
 mod tolerance;
 mod wgsl;
 
 pub use device::{shared, Gpu, GpuUnavailable};
-pub use graph_device::GpuDevice;
+pub use graph_device::{GpuDevice, Mismatch};
 pub use tensor::GpuTensor;
 pub use tolerance::{tolerance, Tolerance};

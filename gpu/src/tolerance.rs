@@ -63,12 +63,26 @@ impl Tolerance {
             (Data::F32(g), Data::F32(c)) => g.iter().zip(c).map(|(&g, &c)| (g as f64, c as f64, ulps32(g, c))).collect(),
             (Data::F64(g), Data::F64(c)) => g.iter().zip(c).map(|(&g, &c)| (g, c, ulps64(g, c))).collect(),
             _ if gpu.bit_eq(cpu) => return Ok(()),
+            (Data::I32(g), Data::I32(c)) => return Err(first_difference(g.iter(), c.iter())),
+            (Data::I64(g), Data::I64(c)) => return Err(first_difference(g.iter(), c.iter())),
+            (Data::Bool(g), Data::Bool(c)) => return Err(first_difference(g.iter(), c.iter())),
             _ => return Err(format!("GPU {gpu:?} differs from CPU {cpu:?}")),
         };
         match pairs.iter().enumerate().find(|(_, &(g, c, u))| !self.accepts(g, c, u)) {
             Some((i, &(g, c, u))) => Err(format!("element {i}: GPU {g:e}, CPU {c:e} ({u} ULP apart; tolerance {self:?})")),
             None => Ok(()),
         }
+    }
+}
+
+/// The first differing element of two exact (int or bool) results.
+fn first_difference<T: PartialEq + std::fmt::Display>(
+    gpu: impl Iterator<Item = T>,
+    cpu: impl Iterator<Item = T>,
+) -> String {
+    match gpu.zip(cpu).enumerate().find(|(_, (g, c))| g != c) {
+        Some((i, (g, c))) => format!("element {i}: GPU {g}, CPU {c} (exact op)"),
+        None => "the results differ".into(),
     }
 }
 

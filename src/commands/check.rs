@@ -9,8 +9,15 @@ use stagecheck::worker::Worker;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub(crate) fn check_cmd(file: &Path, modes: &[Mode], json: bool, time_limit: f64, oracle: Option<ExtraOracle>) -> Result<ExitCode, InputError> {
-    let config = config(time_limit, 512)?;
+pub(crate) fn check_cmd(
+    file: &Path,
+    modes: &[Mode],
+    json: bool,
+    time_limit: f64,
+    oracle: Option<ExtraOracle>,
+    gpu_shadow: bool,
+) -> Result<ExitCode, InputError> {
+    let config = stagecheck::executor::Config { gpu_shadow, ..config(time_limit, 512)? };
     let python = match oracle {
         Some(ExtraOracle::Cpython) => Some(stagecheck::cpython::Python::find().map_err(InputError)?),
         None => None,
@@ -94,9 +101,9 @@ fn print_differences(mode: &str, differences: &[Difference]) {
             Difference::Uncompilable { message, line } => {
                 println!("  the converted program does not compile (converted line {line}): {message}")
             }
-            Difference::ConverterCrash { message } => println!("  crashed in conversion: {message}"),
-            Difference::UnexpectedRefusal { construct, reason, line } => {
-                println!("  refused in {mode} at line {line}, and not an intended refusal (src/refusals.rs): {construct}: {reason}")
+            d => {
+                let (what, _, other) = d.describe();
+                println!("  {what} in {mode}: {other}")
             }
         }
     }

@@ -45,11 +45,15 @@ pub(crate) struct FuzzArgs {
     /// needs a Vulkan adapter: a GPU, or Mesa's lavapipe).
     #[arg(long)]
     gpu: bool,
+    /// With --gpu: do not shadow each GPU op with the CPU kernel on the same
+    /// inputs (faster; only the final values are then compared).
+    #[arg(long)]
+    no_gpu_shadow: bool,
 }
 
 pub(crate) fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
     use stagecheck::fuzz::{self, Families};
-    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit, reduce_time, oracle, gpu } = args;
+    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit, reduce_time, oracle, gpu, no_gpu_shadow } = args;
     let mut modes = fuzz::MODES.to_vec();
     if gpu {
         modes.push(Mode::StagedGpu);
@@ -79,7 +83,7 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
         families,
         out: out.clone(),
         // The fuzz loop never shows graphs: do not print them per run.
-        exec: Config { keep_graph: false, ..config(time_limit, 512)? },
+        exec: Config { keep_graph: false, gpu_shadow: !no_gpu_shadow, ..config(time_limit, 512)? },
         max_programs: programs,
         stop_at_first,
         reduce_time,

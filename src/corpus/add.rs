@@ -90,8 +90,10 @@ fn describe(mode: Mode, differences: &[Difference]) -> String {
         Some(Difference::Global { name, .. }) => format!("global {name} differs in {mode}"),
         Some(Difference::Crash { message }) => format!("the VM crashed in {mode}: {message}"),
         Some(Difference::Uncompilable { message, .. }) => format!("the converted program does not compile: {message}"),
-        Some(Difference::ConverterCrash { message }) => format!("the converter crashed: {message}"),
-        Some(Difference::UnexpectedRefusal { construct, reason, .. }) => format!("an unexpected refusal in {mode}: {construct}: {reason}"),
+        Some(d) => {
+            let (what, _, other) = d.describe();
+            format!("{what} in {mode}: {other}")
+        }
         None => String::new(),
     };
     what.replace('\n', " ")

@@ -9,6 +9,17 @@
 //! [`Worker::in_process`] runs on a thread of this process instead
 //! (`executor::Worker`): for the libFuzzer targets, where the fuzzer's own
 //! process is what a crash is meant to end.
+//!
+//! A lost run brings back nothing the program printed or bound: a worker
+//! that died makes it `crashed`, with the worker's exit status or signal and
+//! the last lines of its stderr (thread ids dropped, so the same crash reads
+//! the same); one silent past the limit plus `executor::worker::GRACE` makes
+//! it `diverged (time limit, stuck in native code)`. Between runs a worker
+//! whose resident set has grown past a bound over what it held when ready
+//! (`process::RECYCLE_GROWTH`) is replaced: RustPython never frees reference
+//! cycles, and a fresh worker gives the same results (`scripts/rss` follows
+//! the resident sets over a fuzz run). A worker dies with its parent
+//! (`PR_SET_PDEATHSIG`) and leaves no core file. `tests/workers.rs`.
 
 pub mod process;
 pub mod protocol;
@@ -87,15 +98,18 @@ impl Worker {
 }
 
 /// The `stagecheck` binary workers run: `$STAGECHECK_WORKER_EXE`, else this
-/// executable when it is `stagecheck`, else the `stagecheck` that cargo
-/// builds beside a test or bench binary (`target/<profile>/deps/..`).
+/// very executable when it is `stagecheck` (through `/proc/self/exe`, which
+/// still runs it after a rebuild replaced the file: workers always speak
+/// their parent's protocol), else the `stagecheck` that cargo builds beside
+/// a test or bench binary (`target/<profile>/deps/..`).
 pub fn worker_exe() -> Result<PathBuf, String> {
     if let Some(exe) = std::env::var_os(EXE_VAR) {
         return Ok(exe.into());
     }
     let me = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
-    if me.file_stem().is_some_and(|s| s == "stagecheck") {
-        return Ok(me);
+    if me.file_name().is_some_and(|s| s.to_string_lossy().trim_end_matches(" (deleted)") == "stagecheck") {
+        let this = PathBuf::from("/proc/self/exe");
+        return Ok(if this.exists() { this } else { me });
     }
     let beside = me.parent().and_then(|deps| deps.parent()).map(|profile| profile.join("stagecheck"));
     match beside {

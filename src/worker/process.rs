@@ -27,9 +27,9 @@ const STARTUP: Duration = Duration::from_secs(120);
 /// Growth of a worker's resident set, over what it held when it was ready,
 /// past which it is replaced between runs (RustPython never frees reference
 /// cycles; a replaced worker gives the same results).
-pub const RECYCLE_GROWTH: u64 = 256 << 20;
+pub const RECYCLE_GROWTH: u64 = 32 << 20;
 /// Runs between two looks at a worker's resident set.
-const RSS_EVERY: u64 = 16;
+const RSS_EVERY: u64 = 8;
 
 pub struct Process {
     config: Config,
@@ -168,18 +168,9 @@ impl Drop for Process {
     }
 }
 
-/// The outcome of a run whose worker was lost: nothing it printed or bound
-/// came back; its time is the real time it took.
+/// The outcome of a run whose worker was lost, with the real time it took.
 fn lost(terminal: Terminal, clock: Instant) -> Outcome {
-    Outcome {
-        terminal,
-        stdout: String::new(),
-        stdout_truncated: false,
-        globals: Vec::new(),
-        graph: String::new(),
-        micros: clock.elapsed().as_micros() as u64,
-        tolerance: None,
-    }
+    Outcome::lost(terminal, clock.elapsed().as_micros() as u64)
 }
 
 impl Live {

@@ -6,7 +6,39 @@
 //!
 //! The mode a run is in (original, unstaged, staged) is set per run on the
 //! worker's thread ([`set_mode`]); `sc.function` asks it. The tracer's state
-//! (the library of traced functions) lives as long as one run.
+//! (the library of traced functions) lives as long as one run. Also per run:
+//! the deadline graph execution obeys (an interrupt check at every loop
+//! iteration and call ends the run as the watchdog would), where graphs run
+//! ([`Placement`]: `staged-gpu`, or `with sc.device("gpu"):` in any staged
+//! run; eager ops stay on the CPU, the reference), and the run's float
+//! tolerance (the loosest GPU op's times [`CHAIN`]).
+//!
+//! Staging follows TensorFlow where TensorFlow is sound and refuses
+//! (`StagingError`) where it is not: every tensor made inside a trace is
+//! symbolic; Python scalars read from globals join the trace key (TensorFlow
+//! would silently reuse a stale graph); `not t` as a value, prints and
+//! Python mutations under staged control flow or in a traced function are
+//! refused (`dispatch.call_check`, which `converted_call` consults). Integer
+//! `//` and `%` by zero raise `ZeroDivisionError` (TensorFlow's CPU kernels
+//! raise `InvalidArgumentError`); dead graph nodes are still computed (a node
+//! that would fail must fail as the eager run does).
+//!
+//! The staged operators (`staging.py`): `if_stmt` traces both branches and
+//! compares their states (a name bound in one branch only, a Python value
+//! that differs, a return in one branch: `StagingError`); `while_stmt` and
+//! `for_stmt` share one loop builder (loop variables keep dtype and shape;
+//! names first bound in the body are not carried and refuse any use after
+//! the loop; break/continue flags become bool tensors; `for` over a tensor
+//! gathers row i, over `sc.range` with run-time bounds counts after a
+//! `RangeCheck` that raises what eager `range` raises); `if_exp` and lazy
+//! `and_`/`or_`/chained comparisons become cond nodes. A recursive call
+//! inside its own trace becomes a call node, its result type guessed from
+//! the tensor arguments and checked when the trace ends.
+//!
+//! Known limits: a global rebound to a tensor after the first call is not
+//! seen; `for` over a Python list of tensors unrolls; returns inside staged
+//! loops and asserts on symbolic tensors are refused; `sc.print` of symbolic
+//! tensors is not staged.
 
 pub mod call_key;
 pub mod module;
@@ -53,6 +85,10 @@ thread_local! {
     static PLACEMENT: Cell<Placement> = const { Cell::new(Placement::Cpu) };
     /// The loosest float tolerance of the GPU ops this run ran (None: none ran).
     static TOLERANCE: Cell<Option<stagecheck_gpu::Tolerance>> = const { Cell::new(None) };
+    /// Whether GPU ops are shadowed by the CPU kernels (`Config::gpu_shadow`).
+    static SHADOW: Cell<bool> = const { Cell::new(true) };
+    /// The GPU nodes beyond their ops' tolerances this run (shadowing).
+    static MISMATCHES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Sets this thread's mode and starts a fresh tracer (before each run).
@@ -61,6 +97,26 @@ pub fn set_mode(mode: Mode) {
     TRACER.with(|t| t.borrow_mut().reset());
     PLACEMENT.with(|p| p.set(if mode == Mode::StagedGpu { Placement::Gpu } else { Placement::Cpu }));
     TOLERANCE.with(|t| t.set(None));
+    MISMATCHES.with(|m| m.borrow_mut().clear());
+}
+
+/// Whether this thread's GPU graphs are shadowed by the CPU kernels.
+pub fn set_shadow(on: bool) {
+    SHADOW.with(|s| s.set(on));
+}
+
+pub(crate) fn shadow() -> bool {
+    SHADOW.with(Cell::get)
+}
+
+/// Records GPU nodes beyond their ops' tolerances.
+pub(crate) fn note_mismatches(found: Vec<stagecheck_gpu::Mismatch>) {
+    MISMATCHES.with(|m| m.borrow_mut().extend(found.into_iter().map(|x| x.to_string())));
+}
+
+/// The GPU nodes of this run beyond their ops' tolerances, taken.
+pub fn take_mismatches() -> Vec<String> {
+    MISMATCHES.with(|m| std::mem::take(&mut *m.borrow_mut()))
 }
 
 pub fn placement() -> Placement {

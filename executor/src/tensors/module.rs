@@ -2,7 +2,10 @@
 //! `stagecheck.staging`. A `Handle` is an eager tensor or a symbolic one;
 //! `apply` runs an op now (the graph crate's `eval`, the same kernels the
 //! graph executor uses) or records it in the trace when an input is
-//! symbolic (checked by the graph crate's `infer`).
+//! symbolic (checked by the graph crate's `infer`). One kernel for both, so
+//! eager and staged floats compare bit for bit. While a trace is under
+//! construction every tensor made is symbolic (TensorFlow's rule: a `while`
+//! on a counter made inside the function is staged).
 
 use super::{mode, values, Mode, TRACER};
 use super::trace::{Input, Sym, TraceError};
@@ -328,9 +331,11 @@ pub(crate) mod _stagecheck_tensor {
             };
             let result = match gpu {
                 Some(gpu) => {
-                    let executor = executor.on(stagecheck_gpu::GpuDevice::new(gpu));
+                    let device = stagecheck_gpu::GpuDevice::new(gpu).shadowed(super::super::shadow());
+                    let executor = executor.on(device);
                     let result = executor.run(callee, &tensors);
                     super::super::note_tolerance(executor.device().tolerance());
+                    super::super::note_mismatches(executor.device().mismatches());
                     result
                 }
                 None => executor.run(callee, &tensors),

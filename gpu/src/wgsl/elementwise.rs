@@ -42,6 +42,8 @@ pub(crate) fn rule(op: &Op, d: DType) -> Option<Rule> {
         (Abs, F | I) => value(d, "abs(a)"),
         (Relu, F) => word("select(0u, wa, is_nan_w(wa) || a > 0.0)"),
         (Relu, I) => value(d, "max(a, 0)"),
+        // Planted: exp scaled by 1 + 2^-10, far beyond WGSL's 3 + 2|x| ULP.
+        (Exp, F) if crate::planted::active("gpu_exp_inexact") => value(d, "exp(a) * 1.0009765625"),
         (Exp, F) => value(d, "exp(a)"),
         (Log, F) => value(d, "log_f32(a)"),
         (Sqrt, F) => value(d, "sqrt_f32(a)"),
@@ -54,6 +56,10 @@ pub(crate) fn rule(op: &Op, d: DType) -> Option<Rule> {
         (Mul, F | I) => value(d, "a * b"),
         (Div, F) => value(d, "a / b"),
         (FloorDiv, F) => value(d, "floor(a / b)"),
+        // Planted: an int32 floor division one too high.
+        (FloorDiv, I) if crate::planted::active("gpu_floordiv_off_by_one") => {
+            Rule { word: store(d, "floordiv_i32(a, b) + 1"), fails: Some("b == 0") }
+        }
         (FloorDiv, I) => Rule { word: store(d, "floordiv_i32(a, b)"), fails: Some("b == 0") },
         (Mod, F) => value(d, "floormod_f32(a, b)"),
         (Mod, I) => Rule { word: store(d, "mod_i32(a, b)"), fails: Some("b == 0") },
