@@ -5,7 +5,8 @@
 //! are accepted within the run's tolerance (`Outcome::tolerance`: the
 //! loosest op's bound from stagecheck-gpu's table, times
 //! `tensors::CHAIN`), NaN equal to NaN. Printed output compares line by
-//! line, numbers in it within the tolerance and the text between them
+//! line, numbers in it within the tolerance (float32 text in float32 ULPs;
+//! integers exactly, whatever the tolerance) and the text between them
 //! exactly but for the spaces around numbers (`text_close`).
 
 use crate::executor::Value;

@@ -1,8 +1,12 @@
 //! stagecheck: differential fuzzing of Python staging compilers.
 //!
 //! The root crate holds what sits above the executor: reading programs
-//! ([`input`]) and, as they land, the oracle, the fuzz loop, the reducer, the
-//! corpus and the reports. The CLI (`src/main.rs`) is a thin layer over it.
+//! ([`input`]), the worker processes programs run in ([`worker`]), the modes
+//! ([`modes`]) and one program's check ([`check`]), the oracle ([`oracle`],
+//! [`close`], [`refusals`]; [`cpython`] against the host's CPython), the fuzz
+//! loop and its reports ([`fuzz`], [`html`]), the reducer ([`reduce`]) and
+//! the regression corpus ([`corpus`]). The CLI (`src/main.rs`, one file per
+//! subcommand under `src/commands/`) is a thin layer over it.
 
 pub mod check;
 pub mod close;

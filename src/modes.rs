@@ -9,6 +9,17 @@
 //!
 //! `ALL` (the default of `check`) is the first three; `staged-gpu` runs when
 //! asked for (`--modes ...,staged-gpu`, `fuzz --gpu`) and needs a Vulkan adapter.
+//!
+//! Every mode but `original` converts first: a refusal is
+//! [`ModeRun::Refused`], the converter's own panic [`ModeRun::ConverterCrashed`],
+//! converted code the VM cannot compile [`ModeRun::Uncompilable`]. A converted
+//! run ([`run_converted`]) has its exception lines mapped back through the
+//! source map and the runtime's global (`ag__`) dropped. A staged run ended
+//! by the runtime's own `StagingError` (the class, `Terminal::Raised.refusal`,
+//! never the name) is a refusal with construct `staging`; the oracle makes
+//! any refusal not listed in [`crate::refusals`] a finding. Without a Vulkan
+//! adapter, asking for `staged-gpu` is a usage error naming why
+//! ([`available`]).
 
 use crate::executor::{Frame, Outcome, Terminal};
 use crate::worker::Worker;

@@ -10,7 +10,8 @@
 //! (each refusal on a line of [`crate::refusals`]), or `Diverged` with that
 //! mode's differences (a finding). A VM crash in any mode is a finding
 //! whatever the original did; so are converted code that does not compile,
-//! the converter's own panic and a refusal on no line of the intended list.
+//! the converter's own panic, a refusal on no line of the intended list, and
+//! a GPU op beyond its own tolerance (`staged-gpu`'s shadow check).
 //! [`Difference::kind`] names each kind for signatures and the reducer's
 //! predicate. A run whose graphs ran on the GPU compares floats within its
 //! tolerance ([`crate::close`]); integers, printed ones too, exactly.

@@ -10,7 +10,8 @@
 //! in [`crate::guards`].
 //!
 //! Underneath is mimalloc, not glibc's malloc: the transformer and the VM
-//! allocate many small objects, and mimalloc makes conversion ~1.5x faster.
+//! allocate many small objects, and mimalloc makes conversion ~1.5x faster
+//! and VM runs ~1.25x faster. Benches get it too, through this crate.
 
 use mimalloc::MiMalloc as System;
 use std::alloc::{GlobalAlloc, Layout};

@@ -7,6 +7,13 @@
 //! wrap the repeat and multiply slots of list, tuple, str, bytes and bytearray,
 //! process-wide (static types are shared by all interpreters).
 //! Gradual growth is caught by the allocator's budget instead ([`crate::alloc`]).
+//!
+//! Other ways to ask for a huge block at once (`bytes(10**11)`,
+//! `'x'.ljust(10**11)`) are not guarded yet: where the system refuses, the
+//! process aborts, which in a worker process (`src/worker/` of the root
+//! crate) is a `crashed` run, not the end of `stagecheck`. [`install`] runs
+//! before every run: the slots were seen back at their originals after an
+//! interpreter was dropped.
 
 use crate::alloc::Budget;
 use rustpython_vm::{

@@ -9,6 +9,19 @@
 //!   recursion (RustPython's own RecursionError).
 //! - [`sandbox`]: what a program can import and reach; [`runtime`]: the
 //!   `stagecheck` package converted programs import.
+//! - [`addresses`]: default-repr addresses named by first appearance;
+//!   [`tensors`]: the native tensor module and the tracer (staging).
+//!
+//! The `stagecheck` commands do not use [`Worker`]: they run programs in
+//! worker processes (`stagecheck::worker`, in the root crate), each serving
+//! one [`Executor`]. [`Worker`] remains for in-process runs (the libFuzzer
+//! targets, through `stagecheck::worker::Worker::in_process`) and this
+//! crate's own tests.
+//!
+//! RustPython is `rustpython-vm =0.5.0` without default features (0.6 needs
+//! rustc >= 1.96); `rustpython-stdlib` supplies `math` only. Its code
+//! generator is the patched copy in `executor/vendor/rustpython-codegen/`
+//! (put in place by `[patch.crates-io]`; why and what: its `PATCHES.md`).
 
 pub mod addresses;
 pub mod alloc;

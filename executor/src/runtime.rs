@@ -9,6 +9,11 @@
 //! nothing is read from disk. Runtime frames are compiled under
 //! [`FILE_PREFIX`], a path no program has, so an error raised inside an
 //! operator is reported at the program's line that called it.
+//!
+//! The converter's operators are `executor/runtime/stagecheck/ag/`, one
+//! module per converter pass; each dispatches on `isinstance(value,
+//! dispatch.staged_types)`, so staging (`staging.py`) registers its types
+//! and implementations there without touching the converter.
 
 use rustpython_vm::{
     builtins::PyDictRef,

@@ -22,6 +22,11 @@
 //! native stack and kill the harness — and `sys`'s dict is restored after
 //! every run, like builtins', `sys.modules` and the runtime modules' dicts.
 //! The tests in `executor/tests/sandbox.rs` try these walks.
+//!
+//! [`Snapshot`] also restores the attributes of the classes the runtime
+//! defines (`sc.Tensor.__add__ = f`). It is shallow (an object a dict holds
+//! is restored as a binding, not in its own state) and rewrites only what a
+//! run changed (one identity comparison, `same_objects`).
 
 use crate::capture;
 use rustpython_vm::{

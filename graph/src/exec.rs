@@ -7,6 +7,23 @@
 //! an explicit frame stack, so deep recursion is an error
 //! ("maximum recursion depth exceeded"), never a native stack overflow.
 //! Values are dropped right after their last reader (see `plan.rs`).
+//!
+//! Speed without changing a bit: argument lists, frame values, results and
+//! loop variables are one buffer type (`Slots`) reused from a per-run pool;
+//! a loop condition gets copies of only the variables it reads; a returning
+//! frame moves its outputs. The plan names, per op node, an input read for
+//! the last time with the output's dtype and shape (`donor`): the device
+//! gets it by value ([`Device::op_into`]), and the CPU writes elementwise
+//! results (and matrix products) into it when no one else holds it
+//! (`Tensor::data_mut`: a strong count of 1; no `Weak` exists). A loop whose
+//! condition and body are flat (`Plan::flat`: only `Const` and `Op` nodes)
+//! runs in `flat_loop`, on two value buffers kept for the loop instead of a
+//! frame per invocation, with the same checks before each invocation
+//! (depth, interrupt). On the CPU ([`Device::constant`]) `Const` nodes store
+//! nothing: reads fall back to the library's tensor (`Plan::const_node`;
+//! constants are never donors), so no reference count moves. Predicates are
+//! read with [`Device::scalar`]. Throughput: `graph/benches/exec.rs`, and
+//! issue 4's workloads in `graph/benches/workloads.rs`.
 
 use crate::error::OpError;
 use crate::eval::eval;

@@ -9,6 +9,17 @@
 //! - [`findings`]: findings on disk, written atomically, each replayable with one command;
 //! - [`stats`] and [`report`]: the counts and their time series, `summary.json` /
 //!   `summary.md` / `index.html`, and reports of several runs merged into one.
+//!
+//! [`run`] drives `--jobs` threads, each with its own worker process. A new
+//! finding is announced (`new finding ID: DIR` on stdout, by the CLI's
+//! progress callback) after its directory is renamed into place and before
+//! it is reduced into `reduced.py`; a run on an existing directory first
+//! reduces the findings left without `reduced.py` (a run killed
+//! mid-reduction). `tests/kill.rs` kills a run with SIGKILL after its first
+//! announcement and checks both. Planted bugs (feature `planted-bugs`,
+//! `STAGECHECK_PLANT`: `executor/src/planted.rs`, `transformer/src/planted.rs`,
+//! `gpu/src/planted.rs`) prove the loop finds what it should
+//! (`tests/planted.rs`).
 
 pub mod case;
 pub mod cpython;

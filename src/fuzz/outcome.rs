@@ -1,7 +1,11 @@
 //! A checked case, typed as wasmtime's oracles type theirs: the modes agree,
 //! or a mode refused explicitly (counted by reason), or they disagree (a
 //! finding), or the disagreement did not reproduce (poisoned by
-//! non-determinism: counted, never reported as a finding).
+//! non-determinism: counted, never reported as a finding). A disagreement
+//! that is only a mode running out of time is checked again with
+//! [`SLOW_FACTOR`]x the limit; if it then ends, the case is `Slow`. A
+//! program RustPython cannot compile is `Invalid` (its compiler's bugs, or
+//! the generator's): counted, and kept in the report's `invalid/`.
 
 use super::case::Case;
 use super::signature::Signature;

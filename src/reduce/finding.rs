@@ -1,7 +1,7 @@
 //! Reducing a finding: the predicate is `check` itself. A candidate holds
 //! when `check` in the same modes gives a divergence of the same kind
-//! (`terminal`, `stdout`, `global`, `crash`, `uncompilable`: the first
-//! difference, as in [`crate::fuzz::signature`]) in the same mode. The
+//! (the first difference's, [`crate::oracle::Difference::kind`], as in
+//! [`crate::fuzz::signature`]) in the same mode. The
 //! constructs may change (they shrink with the program); the kind and mode
 //! may not. A candidate that does not compile, is refused, or whose
 //! original runs out of time does not hold. Modes after the finding's are
@@ -12,6 +12,12 @@
 //! at once, and the ones that loop forever must cost little. A candidate whose only
 //! difference is that a mode ran out of time is checked again with 8x that
 //! limit (the fuzz loop's rule for slow, not different) before it holds.
+//!
+//! One worker serves every candidate, replaced when the limit halves (a
+//! worker's limit is fixed when it is built). `stagecheck fuzz` reduces each
+//! new finding into `reduced.py` once its directory is whole
+//! (`--reduce-time`). Measured when there were five planted bugs: each
+//! reduced to 5-12 lines in 0.1-1.0 s (`tests/planted.rs`).
 
 use super::{reduce, Progress, Reduction};
 use crate::check::{check, check_if, CheckReport};

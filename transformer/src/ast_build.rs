@@ -6,6 +6,12 @@
 //! point back at it), gives generated expressions the empty range at 0
 //! (user nodes keep their own ranges, which analyses key on), then splices
 //! in the user's expressions and statement lists.
+//!
+//! Placeholders are substituted in the template alone, *then* the user's
+//! bodies are spliced in: user code is never walked by the substitution, so
+//! a user variable called `NAME` or `BODY` stays the user's (corpus
+//! `scoping/019`). The small expressions generated most (`ag__.op`, thunks,
+//! `ld`, `ldu_all`, calls) are built directly, not from templates.
 
 use ruff_python_ast::visitor::transformer::{walk_expr, Transformer};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};

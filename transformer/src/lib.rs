@@ -14,6 +14,20 @@
 //! Parsing and printing are ruff's (`ruff_python_parser`,
 //! `ruff_python_codegen`); analyses are in [`analysis`], kept apart from
 //! the rewrites. The transformer knows nothing of the VM.
+//!
+//! Ruff's 0.0.10 was chosen over rustpython-parser 0.4, which cannot print
+//! statements (expressions only) and rejects 3.12 f-strings; ruff's crates
+//! parse current Python, print whole modules, and are what RustPython itself
+//! moved to. 0.0.10 is the last release that builds on rustc 1.95. The
+//! printer is vendored (`transformer/vendor/ruff_python_codegen`, a path
+//! dependency outside the workspace) with fixes for the trees 0.0.10 printed
+//! wrong (floats cut short, tuples losing their parentheses, class patterns
+//! left out, ...: its `PATCHES.md`).
+//!
+//! Known deviations, kept in the corpus as `expect: diverged` with their
+//! reason: converted code uses more frames per call (recursion near the
+//! limit), and a short-circuited operand of a nested `and`/`or` used as a
+//! value is truth-tested twice.
 
 pub mod analysis;
 pub mod ast_build;

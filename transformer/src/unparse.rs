@@ -3,9 +3,21 @@
 //! The generated code is printed by ruff's `Generator` (vendored with fixes:
 //! transformer/vendor/ruff_python_codegen/PATCHES.md). Every statement in
 //! the converted tree carries the range of the original statement it came
-//! from (generated ones that of the statement they stand for), so parsing
-//! the printed code again and pairing statements in order gives, for every
-//! generated line, the original line.
+//! from (generated ones that of the statement they stand for), and the
+//! vendored printer says where it printed each statement
+//! (`Generator::stmt_printed`): together they give, for every generated
+//! line, the original line, without parsing the printed code again.
+//!
+//! `convert_verified` (`stagecheck convert`: code that leaves the tool)
+//! parses the printed code once more, as Python 3.11, and refuses
+//! (`printer`) when its tree is not the converted one (a tree the printer
+//! cannot print as it is: `f'{a and b = }'` whose expression the conversion
+//! rewrote, while the text it prints is the original's) or needs a newer
+//! Python than the original. `convert` (`check` and the fuzzer, which run
+//! the printed code against the original anyway) trusts the printer and
+//! parses again only when it printed an f-string or t-string.
+//! `transformer/tests/roundtrip.rs` checks that both give the same result and
+//! that the printer's statement starts are where a parser finds them.
 
 use ruff_python_ast::{Expr, Stmt};
 use ruff_python_codegen::{Generator, Indentation};

@@ -15,6 +15,11 @@
 //! cached under a fast key is the one the Python key selects; it may
 //! distinguish more (two NaNs of different bits), which costs a retrace, not
 //! a wrong graph.
+//!
+//! The common call runs no Python: the key is looked up in
+//! `Function._fast`, and the graph run and its result rebuilt in the same
+//! native call. A call the fast path cannot key takes the Python path, which
+//! files its entry under the fast key too.
 
 use super::module::_stagecheck_tensor::{call_graph, new_handle, Handle};
 use super::trace::Input;

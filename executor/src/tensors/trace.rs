@@ -12,6 +12,11 @@
 //! them in the IR's order (parameters first, then node outputs), which lets
 //! parameters be added after nodes (captures found late, the unused
 //! parameters that give both branches of a cond the same signature).
+//!
+//! Every trace reserves its library slot when it begins, so recursive calls
+//! can name it; an aborted trace leaves its slot empty (functions finished
+//! during it may sit in trace caches, so nothing is renumbered). The
+//! library's execution plans are kept until a trace adds a function.
 
 use stagecheck_graph::{DType, Executor, FnId, Function, Library, Node, Op, Plans, Tensor, ValueId};
 use std::collections::HashMap;

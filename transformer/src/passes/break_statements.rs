@@ -13,7 +13,8 @@
 //! Loops are visited innermost first, so an inner loop's `else` clause has
 //! been moved out (it belongs to the outer loop's body) before the outer
 //! loop's breaks are looked for. A loop without `break` gets its `else`
-//! clause appended after it.
+//! clause appended after it. A `for` loop's extra test is checked by
+//! `ag__.for_stmt` before the next item is taken, as Python's `break` does.
 
 use super::exits;
 use crate::blocks;

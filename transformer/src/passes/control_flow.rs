@@ -18,7 +18,8 @@
 //! ```
 //! The bodies reach the function's variables through `nonlocal` (`global`
 //! for names the function declares global), so closures created in them see
-//! the same variables, late binding included. `get_state`/`set_state` and
+//! the same variables, late binding included (unlike AutoGraph:
+//! tensorflow#56089). `get_state`/`set_state` and
 //! the symbol names are the statement's state for staging: the names it
 //! binds that are live after it (loops: or read in them). Statements are
 //! converted outermost first; the bodies of the generated functions are then

@@ -11,6 +11,9 @@
 //! pending, so undoing the lowered exit puts its variables back to their
 //! initial values (found by the fuzzer: a `break` whose `finally` raised
 //! into an enclosing `except` still ended the loop).
+//!
+//! An exit written inside a `finally` is refused (`break in finally`, ...):
+//! it cancels a pending exception or return, which a flag cannot.
 
 use crate::ast_build::{self, Sub};
 use crate::error::Refusal;
