@@ -50,6 +50,9 @@ pub enum Difference {
 }
 
 impl Difference {
+    /// Every kind [`Difference::kind`] returns.
+    pub const KINDS: &'static [&'static str] = &["terminal", "stdout", "global", "crash", "uncompilable", "converter", "refusal", "gpu"];
+
     /// `terminal`, `stdout`, `global`, `crash`, `uncompilable` or
     /// `converter` (it crashed), `refusal` (unexpected) or `gpu` (a node
 /// beyond its op's tolerance): what

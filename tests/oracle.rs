@@ -76,6 +76,7 @@ fn mutations() -> Vec<(&'static str, &'static str, Box<dyn Fn(&mut Outcome)>)> {
 fn every_kind_of_difference_in_every_mode_is_a_finding_naming_that_mode() {
     for mode in COMPARED {
         for (what, kind, change) in mutations() {
+            assert!(Difference::KINDS.contains(&kind), "{kind} is not listed in Difference::KINDS");
             let mut other = base();
             change(&mut other);
             assert_differs(&runs(mode, base(), other), mode, kind, what);

@@ -12,6 +12,10 @@
 //! dtype (`Tolerance::check`: ints and bools, and exact ops, bit for bit). A
 //! node beyond its bound is a [`Mismatch`] naming the op, dtype and shapes:
 //! the oracle makes it a finding of its own, whatever the final values say.
+//! Each op is shadowed for its first [`SHADOWED_PER_SIGNATURE`] executions
+//! per dtype and shapes in one graph call: every shadow costs downloads,
+//! and a staged loop of a thousand iterations would otherwise run out of
+//! its time limit on lavapipe; a kernel slip shows on the first ones.
 
 use crate::tolerance::{tolerance, Tolerance};
 use crate::{Gpu, GpuTensor};
@@ -39,11 +43,16 @@ impl std::fmt::Display for Mismatch {
 
 /// Mismatches kept per device (the first ones say what is wrong).
 const MISMATCHES_KEPT: usize = 8;
+/// Executions of one op on one signature (dtypes and shapes) that are
+/// shadowed per graph call.
+pub const SHADOWED_PER_SIGNATURE: u32 = 16;
 
 pub struct GpuDevice<'g> {
     gpu: &'g Gpu,
     shadow: bool,
     mismatches: RefCell<Vec<Mismatch>>,
+    /// Shadow checks done so far per op and input signature.
+    shadowed: RefCell<HashMap<(&'static str, Vec<(DType, Vec<usize>)>), u32>>,
     /// Constants uploaded so far, by the address of their elements (the
     /// tensor is kept, so the address stays its own).
     constants: RefCell<HashMap<usize, (Tensor, GpuTensor)>>,
@@ -52,7 +61,7 @@ pub struct GpuDevice<'g> {
 
 impl<'g> GpuDevice<'g> {
     pub fn new(gpu: &'g Gpu) -> GpuDevice<'g> {
-        GpuDevice { gpu, shadow: true, mismatches: RefCell::default(), constants: RefCell::default(), loosest: Cell::new(Tolerance::EXACT) }
+        GpuDevice { gpu, shadow: true, mismatches: RefCell::default(), shadowed: RefCell::default(), constants: RefCell::default(), loosest: Cell::new(Tolerance::EXACT) }
     }
 
     /// Turns shadowing on or off (on by default).
@@ -71,6 +80,14 @@ impl<'g> GpuDevice<'g> {
         if self.mismatches.borrow().len() >= MISMATCHES_KEPT {
             return Ok(());
         }
+        let key = (op.name(), inputs.iter().map(|t| (t.dtype(), t.shape().to_vec())).collect());
+        let mut shadowed = self.shadowed.borrow_mut();
+        let count = shadowed.entry(key).or_insert(0);
+        if *count >= SHADOWED_PER_SIGNATURE {
+            return Ok(());
+        }
+        *count += 1;
+        drop(shadowed);
         let host: Vec<Tensor> = inputs.iter().map(|t| self.gpu.download(t)).collect::<Result<_, _>>()?;
         let refs: Vec<&Tensor> = host.iter().collect();
         let gpu = self.gpu.download(out)?;

@@ -33,7 +33,7 @@ pub fn check_case(worker: &mut Worker, python: &Python, case: &Case) -> Checked 
     };
     let verdict = once(worker);
     let Some(kind) = verdict.difference_kind() else { return Checked::Counted(verdict) };
-    let signature = Signature { kind: kind.into(), mode: "cpython".into(), constructs: constructs(case) };
+    let signature = Signature { kind: kind.into(), mode: "cpython".into(), constructs: constructs(case), detail: String::new() };
     match once(worker).difference_kind() {
         Some(again) if again == kind => Checked::Finding { signature, verdict },
         _ => Checked::Poisoned,

@@ -97,7 +97,7 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
     let store = findings::Store::open(&options.out.join("findings"))?;
     // Carry on after a run killed mid-reduction: reduce what it left unreduced.
     for (dir, kind, mode) in store.unreduced() {
-        reduce_saved(&dir, &signature::Signature { kind, mode, constructs: vec![] }, options);
+        reduce_saved(&dir, &signature::Signature::named(kind, mode), options);
     }
     let store = Mutex::new(store);
     std::thread::scope(|scope| {
@@ -147,6 +147,11 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                         // The first program of each refusal reason, for review.
                         outcome::Kind::Refused { reason } if !s.refusals.contains_key(reason) => {
                             keep_example(&options.out, "refused", s.refusals.len(), reason, &case)
+                        }
+                        // Findings that did not reproduce: the first few, with both signatures.
+                        outcome::Kind::Poisoned { first, again } if s.poisoned_cases.len() < stats::POISONED_KEPT => {
+                            let why = format!("first {first}, then {again}");
+                            keep_example(&options.out, "poisoned", s.poisoned_cases.len(), &why, &case)
                         }
                         // Programs RustPython cannot compile as written: the first few.
                         outcome::Kind::Invalid { message } if s.invalid < 20 => {

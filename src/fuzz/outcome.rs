@@ -19,7 +19,8 @@ pub enum Kind {
     Agree,
     Refused { reason: String },
     Finding { signature: Signature, verdict: Verdict },
-    Poisoned,
+    /// What the first check found and what the recheck gave instead.
+    Poisoned { first: String, again: String },
     /// A mode ran out of time but finishes with a longer limit: slower, not different.
     Slow,
     /// The generated program does not compile in RustPython (its compiler's
@@ -64,23 +65,28 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
                 match again {
                     Ok(again) if again.verdict.is_finding() => {
                         let signature = Signature::of(&report.verdict, &case.program.constructs);
-                        if Signature::of(&again.verdict, &case.program.constructs) == signature {
+                        let second = Signature::of(&again.verdict, &case.program.constructs);
+                        if second == signature {
                             Kind::Finding { signature, verdict: report.verdict }
                         } else {
-                            Kind::Poisoned
+                            Kind::Poisoned { first: signature.id(), again: second.id() }
                         }
                     }
                     Ok(again) => match again.verdict {
                         Verdict::Refused { construct, reason, .. } => Kind::Refused { reason: reason_key(&construct, &reason) },
                         _ if only_timed_out(&report.verdict) => Kind::Slow,
-                        _ => Kind::Poisoned,
+                        v => Kind::Poisoned { first: first_id(&report.verdict, case), again: format!("{v:?}").chars().take(120).collect() },
                     },
-                    Err(_) => Kind::Poisoned,
+                    Err(e) => Kind::Poisoned { first: first_id(&report.verdict, case), again: e.to_string() },
                 }
             }
         },
     };
     Checked { kind, micros: started.elapsed().as_micros() as u64 }
+}
+
+fn first_id(verdict: &Verdict, case: &Case) -> String {
+    Signature::of(verdict, &case.program.constructs).id()
 }
 
 /// The other mode hit its time limit where the original ended.

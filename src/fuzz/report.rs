@@ -227,6 +227,12 @@ pub fn markdown(summary: &Summary) -> String {
     if let Some(c) = &s.cpython {
         m.push_str(&c.markdown());
     }
+    if !s.poisoned_cases.is_empty() {
+        let _ = writeln!(m, "\n## Poisoned (a finding that did not reproduce)\n");
+        for p in &s.poisoned_cases {
+            let _ = writeln!(m, "- {p}");
+        }
+    }
     let _ = writeln!(m, "\n## Refusals by reason\n");
     for (reason, n) in by_count(&s.refusals) {
         let _ = writeln!(m, "- {n} × {reason}");

@@ -1,16 +1,32 @@
 //! A finding's signature: the kind of divergence, the mode that parted
-//! ways, and the constructs of the program. Two findings with the same
-//! signature are one finding (the first is kept, later ones counted).
+//! ways, and what differs. Two findings with the same signature are one
+//! finding (the first is kept, later ones counted).
+//!
+//! Findings are grouped by what differs, not by which constructs the
+//! program happens to contain (one bug in many programs is one finding):
+//! the `detail` names it where the difference itself does — a crash by its
+//! message, a converter panic by its message, an unexpected refusal by its
+//! reason (names and numbers taken out), a GPU node by its op and dtype, a
+//! terminal difference by how each side ended (`completed -> raised
+//! NameError`), an uncompilable conversion by its error. Only stdout and
+//! globals differences, whose text says nothing of the cause, fall back on
+//! the program's constructs.
 
 use crate::oracle::{Difference, Verdict};
+use crate::executor::Terminal;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Signature {
-    /// `terminal`, `stdout`, `global`, `crash`, `uncompilable`.
+    /// `terminal`, `stdout`, `global`, `crash`, `uncompilable`, `converter`,
+    /// `refusal`, `gpu` (`Difference::kind`).
     pub kind: String,
     pub mode: String,
     pub constructs: Vec<String>,
+    /// What differs, where the difference names it (empty: the constructs
+    /// stand for it).
+    #[serde(default)]
+    pub detail: String,
 }
 
 impl Signature {
@@ -19,14 +35,27 @@ impl Signature {
         let mut constructs: Vec<String> = constructs.iter().map(|c| c.to_string()).collect();
         constructs.sort();
         constructs.dedup();
-        Signature { kind: kind.to_string(), mode, constructs }
+        let detail = match verdict {
+            Verdict::Diverged { differences, .. } => differences.first().map(detail).unwrap_or_default(),
+            _ => String::new(),
+        };
+        Signature { kind: kind.to_string(), mode, constructs, detail }
+    }
+
+    /// A signature of `kind` in `mode` known only by name (a saved finding's
+    /// directory): what reduction needs.
+    pub fn named(kind: String, mode: String) -> Signature {
+        Signature { kind, mode, constructs: Vec::new(), detail: String::new() }
     }
 
     /// A short, stable, file-name-safe id: `stdout-staged-1a2b3c4d`.
     pub fn id(&self) -> String {
-        // FNV-1a over the constructs: stable across runs and platforms.
+        // FNV-1a over the detail, or the constructs where there is none:
+        // stable across runs and platforms.
         let mut h: u32 = 0x811C_9DC5;
-        for c in &self.constructs {
+        let detail = [self.detail.clone()];
+        let keys = if self.detail.is_empty() { &self.constructs[..] } else { &detail[..] };
+        for c in keys {
             for b in c.bytes().chain([0u8]) {
                 h ^= b as u32;
                 h = h.wrapping_mul(0x0100_0193);
@@ -45,5 +74,49 @@ pub fn kind_and_mode(verdict: &Verdict) -> (&'static str, String) {
             (differences.first().map_or("none", Difference::kind), mode.to_string())
         }
         _ => ("none", String::new()),
+    }
+}
+
+/// What a difference says of its cause, with what varies from program to
+/// program (names, numbers) taken out; empty where it says nothing.
+fn detail(d: &Difference) -> String {
+    let ended = |t: &Terminal| match t {
+        Terminal::Completed => "completed".to_string(),
+        Terminal::Raised { exc_type, .. } => format!("raised {exc_type}"),
+        Terminal::Diverged { .. } => "diverged".to_string(),
+        Terminal::Crashed { .. } => "crashed".to_string(),
+    };
+    let first: fn(&str) -> String = |s| s.chars().take(200).collect();
+    match d {
+        Difference::Terminal { original, other } => format!("{} -> {}", ended(original), ended(other)),
+        Difference::Crash { message } | Difference::ConverterCrash { message } => first(message),
+        Difference::UnexpectedRefusal { construct, reason, .. } => super::outcome::reason_key(construct, reason),
+        Difference::Uncompilable { message, .. } => super::outcome::reason_key("compile", message),
+        Difference::GpuOp { node } => first(node.split(" on (").next().unwrap_or(node)),
+        Difference::Stdout { .. } | Difference::Global { .. } => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::Mode;
+
+    fn diverged(d: Difference) -> Verdict {
+        Verdict::Diverged { mode: Mode::Unstaged, differences: vec![d] }
+    }
+
+    #[test]
+    fn one_cause_in_two_programs_is_one_finding_and_two_causes_are_two() {
+        let crash = |m: &str| diverged(Difference::Crash { message: m.into() });
+        let abort = "the worker process was killed by SIGABRT";
+        assert_eq!(Signature::of(&crash(abort), &["if", "for"]).id(), Signature::of(&crash(abort), &["while"]).id());
+        assert_ne!(Signature::of(&crash(abort), &["if"]).id(), Signature::of(&crash("boom at vm.rs:3"), &["if"]).id());
+        let raised = |t: &str| Terminal::Raised { exc_type: t.into(), message: "m".into(), line: None, traceback: vec![], refusal: false };
+        let terminal = |t: &str| diverged(Difference::Terminal { original: Terminal::Completed, other: raised(t) });
+        assert_ne!(Signature::of(&terminal("NameError"), &["if"]).id(), Signature::of(&terminal("KeyError"), &["if"]).id());
+        // Stdout says nothing of the cause: the constructs stand for it.
+        let stdout = diverged(Difference::Stdout { line: 1, original: "a".into(), other: "b".into() });
+        assert_ne!(Signature::of(&stdout, &["if"]).id(), Signature::of(&stdout, &["while"]).id());
     }
 }

@@ -36,6 +36,9 @@ pub struct Sample {
     pub refused: u64,
 }
 
+/// Poisoned cases kept (programs and signatures) per run.
+pub const POISONED_KEPT: usize = 20;
+
 /// Samples kept at most: past it every other one is dropped and the
 /// interval doubles (a 10-hour run keeps one sample per minute or so).
 pub const MAX_SAMPLES: usize = 600;
@@ -51,6 +54,10 @@ pub struct Stats {
     #[serde(default)]
     pub unexpected_refusals: u64,
     pub poisoned: u64,
+    /// The first [`POISONED_KEPT`] poisoned cases: where the program is
+    /// kept (`poisoned/NNN.py`) and both signatures.
+    #[serde(default)]
+    pub poisoned_cases: Vec<String>,
     /// A mode needed more than the time limit (agreeing with a longer one).
     pub slow: u64,
     pub invalid: u64,
@@ -94,6 +101,7 @@ impl Stats {
             refused: 0,
             unexpected_refusals: 0,
             poisoned: 0,
+            poisoned_cases: Vec::new(),
             slow: 0,
             invalid: 0,
             findings: Vec::new(),
@@ -128,7 +136,13 @@ impl Stats {
                 *self.refusals.entry(reason.clone()).or_default() += 1;
                 *self.refused_per_family.entry(family).or_default() += 1;
             }
-            Kind::Poisoned => self.poisoned += 1,
+            Kind::Poisoned { first, again } => {
+                self.poisoned += 1;
+                if self.poisoned_cases.len() < POISONED_KEPT {
+                    let n = self.poisoned_cases.len();
+                    self.poisoned_cases.push(format!("poisoned/{n:03}.py (seed {} index {}): first {first}, then {again}", case.seed, case.index));
+                }
+            }
             Kind::Slow => self.slow += 1,
             Kind::Invalid { .. } => self.invalid += 1,
             Kind::Finding { signature, .. } => {

@@ -55,7 +55,7 @@ impl fmt::Display for Target {
 impl std::str::FromStr for Target {
     type Err = String;
     fn from_str(s: &str) -> Result<Target, String> {
-        const KINDS: &[&str] = &["terminal", "stdout", "global", "crash", "uncompilable"];
+        const KINDS: &[&str] = crate::oracle::Difference::KINDS;
         let (kind, mode) = s.split_once('-').ok_or_else(|| format!("{s:?}: a signature is KIND-MODE, e.g. terminal-staged"))?;
         if !KINDS.contains(&kind) {
             return Err(format!("{s:?}: unknown kind {kind:?} (one of {})", KINDS.join(", ")));
