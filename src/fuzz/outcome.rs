@@ -89,13 +89,17 @@ fn first_id(verdict: &Verdict, case: &Case) -> String {
     Signature::of(verdict, &case.program.constructs).id()
 }
 
-/// The other mode hit its time limit where the original ended.
+/// One side hit its time limit where the other ended: the other mode (a
+/// converted program is slower), or the original (a staged graph is
+/// faster). Rechecked with a longer limit before it counts.
 pub fn only_timed_out(verdict: &Verdict) -> bool {
     use crate::executor::{Limit, Terminal};
     use crate::oracle::Difference;
+    let timed_out = |t: &Terminal| matches!(t, Terminal::Diverged { limit: Limit::Time | Limit::TimeInNative });
+    let diverged = |t: &Terminal| matches!(t, Terminal::Diverged { .. });
     matches!(verdict, Verdict::Diverged { differences, .. } if matches!(differences.first(),
-        Some(Difference::Terminal { other: Terminal::Diverged { limit: Limit::Time | Limit::TimeInNative }, original })
-            if !matches!(original, Terminal::Diverged { .. })))
+        Some(Difference::Terminal { original, other })
+            if (timed_out(other) && !diverged(original)) || (timed_out(original) && !diverged(other))))
 }
 
 /// Refusals are counted by construct and the reason's first clause, with
