@@ -115,6 +115,7 @@ pub(crate) fn install(vm: &VirtualMachine) {
             panic!("stagecheck runtime: executing {name} raised\n{traceback}");
         }
     }
+    crate::tensors::remember_runtime(vm);
 }
 
 /// The bytecode of [`MODULES`], compiled once per process: compiling them

@@ -140,3 +140,18 @@ fn outcomes_serialise_to_json_and_back() {
     let back: Outcome = serde_json::from_str(&json).unwrap();
     assert_eq!(back, out);
 }
+
+/// Rendering runs no user code: a program's classes that claim the
+/// runtime's names and modules are instances like any other, and their
+/// properties are never called; the runtime's own objects still render.
+#[test]
+fn rendering_never_calls_a_program_class_posing_as_the_runtime() {
+    let src = "import stagecheck as sc\nclass Function:\n    @property\n    def python_function(self):\n        print('user code ran')\n        return len\nFunction.__module__ = 'stagecheck.staging'\nclass Tensor:\n    @property\n    def _h(self):\n        print('user code ran')\n        return 0\nTensor.__module__ = 'stagecheck.tensor'\nf = Function()\nt = Tensor()\nreal = sc.constant([1, 2])\n@sc.function\ndef g(x):\n    return x\n";
+    let out = run(src);
+    assert_eq!(out.terminal, Terminal::Completed, "{out}");
+    assert_eq!(out.stdout, "", "a program's property ran while rendering");
+    let shown = globals(&out).join("\n");
+    assert!(shown.contains("f = <Function>") && shown.contains("t = <Tensor>"), "{shown}");
+    assert!(shown.contains("real = sc.Tensor") || shown.contains("real = <tensor"), "{shown}");
+    assert!(shown.contains("g = <function g>"), "{shown}");
+}

@@ -45,6 +45,7 @@ pub mod module;
 pub mod trace;
 pub mod values;
 
+use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 use std::cell::{Cell, RefCell};
 
 /// What `sc.function` does in a run.
@@ -168,25 +169,71 @@ pub fn graph_text() -> String {
     TRACER.with(|t| t.borrow().library.to_string())
 }
 
+/// The runtime's own classes, taken when the runtime is installed (before
+/// any program runs): rendering and refusal checks compare classes by
+/// identity with these, never by a name or `__module__` a program's class
+/// can claim, and read their state through these, never through a class
+/// attribute a program may have replaced.
+struct RuntimeClasses {
+    function: PyObjectRef,
+    tensor: PyObjectRef,
+    /// `Tensor.__dict__['_h']`: the slot's member descriptor.
+    handle: PyObjectRef,
+    staging_error: PyObjectRef,
+}
+
+thread_local! {
+    static RUNTIME: RefCell<Option<RuntimeClasses>> = const { RefCell::new(None) };
+}
+
+/// Takes the runtime's classes from the freshly installed runtime modules.
+pub(crate) fn remember_runtime(vm: &VirtualMachine) {
+    let modules = crate::sandbox::sys_modules(vm).expect("sys.modules is a dict");
+    let attr = |module: &str, name: &'static str| -> PyObjectRef {
+        let module = modules.get_item_opt(module, vm).ok().flatten().unwrap_or_else(|| panic!("{module} is installed"));
+        module.get_attr(name, vm).unwrap_or_else(|_| panic!("{name} is defined"))
+    };
+    let tensor = attr("stagecheck.tensor", "Tensor");
+    let handle = tensor
+        .downcast_ref::<rustpython_vm::builtins::PyType>()
+        .and_then(|t| t.get_direct_attr(vm.ctx.intern_str("_h")))
+        .expect("Tensor has the slot _h");
+    let classes = RuntimeClasses {
+        function: attr("stagecheck.staging", "Function"),
+        tensor,
+        handle,
+        staging_error: attr("_stagecheck_tensor", "StagingError"),
+    };
+    RUNTIME.with(|r| *r.borrow_mut() = Some(classes));
+}
+
 /// The runtime's own objects as comparable values: an `sc.Tensor` by
 /// dtype, shape and elements; an `sc.function` as the function it wraps
 /// (its trace cache differs between modes by design). `None` for any other
-/// object. Reads the runtime's own slots and attributes only, no user code.
-pub fn render(obj: &rustpython_vm::PyObject, vm: &rustpython_vm::VirtualMachine) -> Option<crate::Value> {
+/// object (a program's class named `Tensor` in a module it calls
+/// `stagecheck.tensor` included). Runs no user code: classes compared by
+/// identity, the tensor's slot read through the descriptor taken at
+/// install, the wrapped function read from the instance's own dict.
+pub fn render(obj: &PyObject, vm: &VirtualMachine) -> Option<crate::Value> {
     use crate::Value;
-    let class = obj.class();
-    let module = class.get_direct_attr(vm.ctx.intern_str("__module__"))?;
-    let module = module.downcast_ref::<rustpython_vm::builtins::PyStr>()?.to_string_lossy().into_owned();
-    let name = class.name().to_string();
-    if module == "stagecheck.staging" && name == "Function" {
-        let wrapped = obj.get_attr("python_function", vm).ok()?;
+    let class = obj.class().as_object().to_owned();
+    let (is_function, is_tensor, handle) = RUNTIME.with(|r| {
+        let r = r.borrow();
+        let r = r.as_ref()?;
+        Some((class.is(&r.function), class.is(&r.tensor), r.handle.clone()))
+    })?;
+    if is_function {
+        let wrapped = obj.dict()?.get_item_opt("python_function", vm).ok().flatten()?;
+        if !wrapped.class().is(vm.ctx.types.function_type) {
+            return Some(Value::Opaque { type_name: "sc.function of a callable object".into() });
+        }
         let qualname = wrapped.get_attr("__qualname__", vm).ok()?;
         return Some(Value::Function { qualname: crate::render::str_of(&qualname) });
     }
-    if module != "stagecheck.tensor" || name != "Tensor" {
+    if !is_tensor {
         return None;
     }
-    let handle = obj.get_attr("_h", vm).ok()?;
+    let handle = vm.call_method(&handle, "__get__", (obj.to_owned(), class)).ok()?;
     let handle = handle.downcast_ref::<module::_stagecheck_tensor::Handle>()?;
     Some(match &handle.input {
         trace::Input::Eager(t) => Value::Tensor {
@@ -210,10 +257,6 @@ fn element_values(v: &stagecheck_graph::Value) -> crate::Value {
 
 /// Whether `exc` is an instance of the runtime's own `StagingError` class
 /// (the class itself: a program's exception of the same name is not).
-pub fn is_staging_error(vm: &rustpython_vm::VirtualMachine, exc: &rustpython_vm::builtins::PyBaseExceptionRef) -> bool {
-    use rustpython_vm::AsObject;
-    let class = crate::sandbox::sys_modules(vm)
-        .and_then(|m| m.get_item_opt("_stagecheck_tensor", vm).ok().flatten())
-        .and_then(|module| module.get_attr("StagingError", vm).ok());
-    class.is_some_and(|c| exc.class().as_object().is(&c))
+pub fn is_staging_error(_vm: &VirtualMachine, exc: &rustpython_vm::builtins::PyBaseExceptionRef) -> bool {
+    RUNTIME.with(|r| r.borrow().as_ref().is_some_and(|r| exc.class().as_object().is(&r.staging_error)))
 }
