@@ -75,6 +75,7 @@ impl Executor {
         let codes = &mut self.codes;
         let code = self.interp.enter(|vm| {
             crate::guards::install(vm);
+            crate::bytecode::install(vm);
             codes.code(vm, source, path).map_err(|e| {
                 let (line, column) = e.python_location();
                 SyntaxError { line: line.max(1) as u32, column: column.max(1) as u32, message: e.to_string() }

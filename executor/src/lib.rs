@@ -25,6 +25,7 @@
 
 pub mod addresses;
 pub mod alloc;
+pub mod bytecode;
 mod capture;
 mod code_cache;
 pub mod config;

@@ -106,6 +106,7 @@ pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool)
 
 fn confine(vm: &VirtualMachine, recursion_limit: usize, debug_panic: bool) -> PyResult<()> {
     crate::guards::install(vm);
+    crate::bytecode::install(vm);
     // Warnings are ignored: their text names a line, which differs between a
     // program and its conversion, and shows once per line (found by the
     // fuzzer: a DeprecationWarning in one mode's output only). Programs
