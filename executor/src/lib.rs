@@ -36,6 +36,7 @@ pub mod outcome;
 pub mod planted;
 mod panics;
 pub mod phases;
+pub mod proxies;
 pub mod render;
 pub mod runtime;
 pub mod sandbox;

@@ -15,18 +15,18 @@
 //!
 //! `sys` and `_imp` cannot be imported, but RustPython's frozen bootstrap
 //! modules hold them in their globals, and a `__subclasses__()` walk reaches
-//! those (`BuiltinImporter.find_spec.__func__.__globals__['sys']`). So the
-//! functions of theirs that change the interpreter or load modules
-//! ([`REFUSED_SYS`], [`REFUSED_IMP`]) are replaced by one that raises
-//! RuntimeError — a raised recursion limit would let a program overflow the
-//! native stack and kill the harness — and `sys`'s dict is restored after
-//! every run, like builtins', `sys.modules` and the runtime modules' dicts.
-//! The tests in `executor/tests/sandbox.rs` try these walks.
+//! those (`BuiltinImporter.find_spec.__func__.__globals__['sys']`): there a
+//! program finds stand-ins holding an allow-list of harmless attributes
+//! ([`crate::proxies`]). Code objects cannot be made or swapped
+//! ([`crate::bytecode`]). The tests in `executor/tests/sandbox.rs` and
+//! `executor/tests/redteam.rs` try these walks.
 //!
-//! [`Snapshot`] also restores the attributes of the classes the runtime
-//! defines (`sc.Tensor.__add__ = f`). It is shallow (an object a dict holds
-//! is restored as a binding, not in its own state) and rewrites only what a
-//! run changed (one identity comparison, `same_objects`).
+//! [`Snapshot`] restores after every run the dicts of builtins, `sys`,
+//! `sys.modules`, every module in it and the stand-ins, and the attributes
+//! of the classes those modules define (`sc.Tensor.__add__ = f`,
+//! `control_flow.if_stmt` rebound). It is shallow (an object a dict holds is
+//! restored as a binding, not in its own state) and rewrites only what a run
+//! changed (one identity comparison, `same_objects`).
 
 use crate::capture;
 use rustpython_vm::{
@@ -42,16 +42,6 @@ pub const DEFAULT_ALLOWED: &[&str] = &["math"];
 const REMOVED_BUILTINS: &[&str] =
     &["open", "input", "breakpoint", "help", "exit", "quit", "copyright", "credits", "license"];
 
-/// Functions of `sys` a program reaching it must not call.
-pub const REFUSED_SYS: &[&str] = &[
-    "setrecursionlimit", "settrace", "setprofile", "set_int_max_str_digits",
-    "setswitchinterval", "addaudithook", "call_tracing", "_settraceallthreads",
-    "_setprofileallthreads", "activate_stack_trampoline", "remote_exec",
-];
-/// Functions of `_imp` that would load modules past the import allow-list.
-pub const REFUSED_IMP: &[&str] =
-    &["create_builtin", "exec_builtin", "create_dynamic", "exec_dynamic", "init_frozen", "get_frozen_object"];
-
 thread_local! {
     static ALLOWED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
@@ -59,12 +49,13 @@ thread_local! {
 /// The builtins and modules as the sandbox leaves them, restored after every run.
 pub struct Snapshot {
     /// The dicts runs share and their items at build: builtins', `sys`'s,
-    /// `sys.modules` and each runtime module's. Shallow: an object they hold
-    /// is restored as a binding, not in its own state.
+    /// `sys.modules`, each module's in it and the stand-ins' of
+    /// [`crate::proxies`]. Shallow: an object they hold is restored as a
+    /// binding, not in its own state.
     dicts: Vec<(PyDictRef, Vec<(PyObjectRef, PyObjectRef)>)>,
-    /// The classes the runtime modules define and their attributes at build
-    /// (`sc.Tensor.__add__ = f` must not reach the next run). Shallow too:
-    /// the state of instances (a dtype object's attributes) is not kept.
+    /// The classes (heap types) those modules hold and their attributes at
+    /// build (`sc.Tensor.__add__ = f` must not reach the next run). Shallow
+    /// too: the state of instances (a dtype object's attributes) is not kept.
     classes: Vec<(PyTypeRef, Attributes)>,
 }
 
@@ -97,9 +88,10 @@ pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool)
     let snapshot = interp.enter(|vm| {
         confine(vm, recursion_limit, debug_panic).expect("sandbox setup cannot fail");
         crate::runtime::install(vm);
+        let stand_ins = crate::proxies::install(vm);
         #[cfg(feature = "planted-bugs")]
         crate::planted::install(vm);
-        Snapshot::take(vm)
+        Snapshot::take(vm, stand_ins)
     });
     (interp, tx, snapshot)
 }
@@ -128,16 +120,6 @@ fn confine(vm: &VirtualMachine, recursion_limit: usize, debug_panic: bool) -> Py
     }
     vm.sys_module.set_attr("stdin", vm.ctx.none(), vm)?;
     let sandbox = rustpython_vm::import::import_builtin(vm, "_stagecheck_sandbox")?;
-    let refused = sandbox.get_attr("refused", vm)?;
-    let imp = rustpython_vm::import::import_builtin(vm, "_imp")?;
-    for (module, names) in [(vm.sys_module.clone().into(), REFUSED_SYS), (imp, REFUSED_IMP)] {
-        let module: PyObjectRef = module;
-        for name in names {
-            if module.get_attr(*name, vm).is_ok() {
-                module.set_attr(*name, refused.clone(), vm)?;
-            }
-        }
-    }
     let builtins = vm.builtins.dict();
     for name in REMOVED_BUILTINS {
         let _ = builtins.del_item(*name, vm);
@@ -160,30 +142,30 @@ pub(crate) fn sys_modules(vm: &VirtualMachine) -> Option<PyDictRef> {
 }
 
 impl Snapshot {
-    fn take(vm: &VirtualMachine) -> Snapshot {
+    fn take(vm: &VirtualMachine, stand_ins: Vec<PyDictRef>) -> Snapshot {
         let modules = sys_modules(vm).expect("sys.modules is a dict");
-        let runtime: Vec<PyDictRef> = crate::runtime::MODULES
-            .iter()
-            .map(|(name, _)| {
-                let module = modules.get_item(*name, vm).expect("runtime installed");
-                module.dict().expect("a module has a dict")
-            })
-            .collect();
+        let mut shared = vec![vm.builtins.dict(), vm.sys_module.dict(), modules.clone()];
+        for (_, module) in modules.items_vec() {
+            if let Some(dict) = module.downcast_ref::<rustpython_vm::builtins::PyModule>().and_then(|m| m.as_object().dict()) {
+                if !shared.iter().any(|d| d.is(&dict)) {
+                    shared.push(dict);
+                }
+            }
+        }
+        shared.extend(stand_ins);
         let mut classes: Vec<(PyTypeRef, Attributes)> = Vec::new();
-        for dict in &runtime {
+        for dict in &shared {
             for (_, value) in dict.items_vec() {
                 let Ok(class) = value.clone().downcast::<PyType>() else { continue };
-                let module = class.as_object().get_attr("__module__", vm).ok().and_then(|m| m.str(vm).ok());
-                let ours = module.is_some_and(|m| m.to_string_lossy().split('.').next() == Some("stagecheck"));
-                if ours && !classes.iter().any(|(c, _)| c.is(&class)) {
+                let heap = class.slots.flags.has_feature(rustpython_vm::types::PyTypeFlags::HEAPTYPE);
+                if heap && !classes.iter().any(|(c, _)| c.is(&class)) {
                     let attributes = class.attributes.read().iter().map(|(k, v)| (*k, v.clone())).collect();
                     classes.push((class, attributes));
                 }
             }
         }
-        let dicts = [vm.builtins.dict(), vm.sys_module.dict(), modules.clone()]
+        let dicts = shared
             .into_iter()
-            .chain(runtime)
             .map(|dict| {
                 let items = dict.items_vec();
                 (dict, items)
@@ -261,14 +243,6 @@ pub(crate) mod _stagecheck_sandbox {
             ));
         }
         rustpython_vm::import::import_builtin(vm, &name_str)
-    }
-
-    /// Stands in for the `sys` and `_imp` functions a program must not call.
-    #[pyfunction]
-    fn refused(_args: rustpython_vm::function::FuncArgs, vm: &VirtualMachine) -> PyResult {
-        // RuntimeError, not PermissionError: an OSError subclass built through
-        // `new_exception_msg` lacks its OSError payload and segfaults RustPython 0.5.
-        Err(vm.new_runtime_error("stagecheck sandbox: this function of sys/_imp is not allowed"))
     }
 
     /// Panics inside the VM; exposed to programs only with `debug_panic`, to

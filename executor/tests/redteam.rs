@@ -96,7 +96,7 @@ fn every_way_to_make_or_swap_a_code_object_is_refused() {
         ("type.__setattr__(type(c), '__new__', 1)", "TypeError"),
         ("import marshal", "ImportError"),
         ("import types", "ImportError"),
-        ("G['_imp'].get_frozen_object('x')", "RuntimeError"),
+        ("G['_imp'].get_frozen_object('x')", "AttributeError"),
     ] {
         let program = format!("{FROZEN_GLOBALS}def f(a, b):\n    return a\nc = f.__code__\n{attempt}\n");
         let out = run(&mut w, &program);
@@ -115,5 +115,102 @@ fn every_way_to_make_or_swap_a_code_object_is_refused() {
     assert_eq!(out.terminal, Terminal::Completed);
     let z = out.globals.iter().find(|(k, _)| k == "z").map(|(_, v)| v.to_string());
     assert_eq!(z.as_deref(), Some("3"));
+    still_alive(&mut w);
+}
+
+// ---- 2. host files, stdin, interpreter hooks through sys -----------------
+
+/// A file whose content must never reach a program: the secret is unique.
+fn secret_file(tag: &str) -> (std::path::PathBuf, String) {
+    let secret = format!("stagecheck-secret-{tag}-{}", std::process::id());
+    let path = std::env::temp_dir().join(format!("stagecheck-redteam-{tag}-{}.py", std::process::id()));
+    std::fs::write(&path, format!("{secret}\n{secret}\n{secret}\n")).unwrap();
+    (path, secret)
+}
+
+#[track_caller]
+fn assert_secret_unseen(out: &Outcome, secret: &str) {
+    let seen = format!("{} {} {:?}", out.stdout, out.terminal, out.globals);
+    assert!(!seen.contains(secret), "a host file's line reached the program:\n{seen}");
+    let hostname = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
+    let hostname = hostname.trim();
+    if hostname.len() >= 4 {
+        assert!(!out.stdout.contains(hostname), "/etc/hostname reached stdout:\n{}", out.stdout);
+    }
+}
+
+/// The reproducer: `sys.excepthook` printed the source line of a code
+/// object compiled under a host file's name. Variants: the file's line read
+/// into the program's own `sys.stderr` object, `__excepthook__`, the
+/// unraisable hook of a raising `__del__`, a traceback of a frame compiled
+/// under that name.
+#[test]
+fn no_host_file_is_read_for_a_traceback() {
+    let mut w = Worker::new(Config::default());
+    let (path, secret) = secret_file("tb");
+    let p = path.display().to_string();
+    let attempts = [
+        format!("{FROZEN_GLOBALS}sys = G['sys']\ntry:\n    exec(compile('1/0\\n', '/etc/hostname', 'exec'))\nexcept Exception as e:\n    sys.excepthook(type(e), e, e.__traceback__)\n"),
+        format!("{FROZEN_GLOBALS}sys = G['sys']\ntry:\n    exec(compile('1/0\\n', '{p}', 'exec'))\nexcept Exception as e:\n    sys.excepthook(type(e), e, e.__traceback__)\n"),
+        format!("{FROZEN_GLOBALS}sys = G['sys']\ntry:\n    exec(compile('1/0\\n', '{p}', 'exec'))\nexcept Exception as e:\n    sys.__excepthook__(type(e), e, e.__traceback__)\n"),
+        format!("{FROZEN_GLOBALS}sys = G['sys']\nclass Grab:\n    lines = []\n    def write(self, s):\n        Grab.lines.append(s)\n    def flush(self):\n        pass\nsys.stderr = Grab()\ntry:\n    exec(compile('1/0\\n', '{p}', 'exec'))\nexcept Exception as e:\n    sys.excepthook(type(e), e, e.__traceback__)\nprint(Grab.lines)\n"),
+        format!("exec(compile('class A:\\n    def __del__(self):\\n        1/0\\na = A()\\ndel a\\n', '{p}', 'exec'))\nprint('after')\n"),
+        format!("exec(compile('def f():\\n    1/0\\n', '{p}', 'exec'))\nf()\n"),
+    ];
+    for program in &attempts {
+        let out = run(&mut w, program);
+        assert!(!matches!(out.terminal, Terminal::Crashed { .. }), "{program}\n{}", out.terminal);
+        assert_secret_unseen(&out, &secret);
+    }
+    // The raising finalizer is reported as CPython does, on one line.
+    let out = run(&mut w, &attempts[4]);
+    assert_eq!(out.terminal, Terminal::Completed);
+    assert!(out.stdout.contains("Exception ignored in") && out.stdout.ends_with("after\n"), "{}", out.stdout);
+    let _ = std::fs::remove_file(path);
+    still_alive(&mut w);
+}
+
+/// `sys` and `_imp` as a program reaches them hold only an allow-list.
+#[test]
+fn sys_and_imp_reached_through_globals_hold_an_allow_list() {
+    let mut w = Worker::new(Config::default());
+    for name in [
+        "_baserepl", "monitoring", "settrace", "setprofile", "excepthook", "__excepthook__",
+        "unraisablehook", "modules", "_getframe", "setrecursionlimit", "meta_path", "path_hooks",
+        "addaudithook", "call_tracing", "_current_frames", "breakpointhook", "displayhook", "exit",
+        "set_asyncgen_hooks", "setswitchinterval", "set_int_max_str_digits", "_clear_type_descriptors",
+    ] {
+        let out = run(&mut w, &format!("{FROZEN_GLOBALS}G['sys'].{name}\n"));
+        assert_raised(&out, "AttributeError", name);
+    }
+    for name in ["create_builtin", "exec_builtin", "create_dynamic", "init_frozen", "get_frozen_object", "find_frozen"] {
+        let out = run(&mut w, &format!("{FROZEN_GLOBALS}G['_imp'].{name}\n"));
+        assert_raised(&out, "AttributeError", name);
+    }
+    let out = run(&mut w, &format!("{FROZEN_GLOBALS}G['_thread'].start_new_thread(print, ('x',))\n"));
+    assert_raised(&out, "AttributeError", "start_new_thread");
+    let out = run(&mut w, &format!("{FROZEN_GLOBALS}G['_warnings'].filters.clear()\n"));
+    assert_raised(&out, "AttributeError", "filters");
+    // Every module the walk reaches holds the stand-ins, not the real modules.
+    let out = run(
+        &mut w,
+        &format!(
+            "{FROZEN_GLOBALS}found = set()\nfor c in ALL:\n    for v in vars(c).values():\n        g = getattr(v, '__globals__', None) or getattr(getattr(v, '__func__', None), '__globals__', None)\n        if g:\n            for k, m in g.items():\n                if type(m).__name__ == 'module' and hasattr(m, 'modules'):\n                    found.add(k)\nprint(sorted(found))\n"
+        ),
+    );
+    assert_eq!(out.terminal, Terminal::Completed);
+    assert_eq!(out.stdout, "[]\n");
+    // What is allowed works.
+    let out = run(&mut w, &format!("{FROZEN_GLOBALS}s = G['sys']\nprint(s.maxsize, s.getrecursionlimit(), s.byteorder)\n"));
+    assert_eq!(out.terminal, Terminal::Completed);
+    assert_eq!(out.stdout, format!("{} 1000 {}\n", i64::MAX, if cfg!(target_endian = "little") { "little" } else { "big" }));
+    still_alive(&mut w);
+}
+
+#[test]
+fn threads_cannot_be_started() {
+    let mut w = Worker::new(Config::default());
+    let out = run(&mut w, "import _thread\n");
+    assert_raised(&out, "ImportError", "_thread");
     still_alive(&mut w);
 }
