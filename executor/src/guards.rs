@@ -8,19 +8,27 @@
 //! process-wide (static types are shared by all interpreters).
 //! Gradual growth is caught by the allocator's budget instead ([`crate::alloc`]).
 //!
-//! Other ways to ask for a huge block at once (`bytes(10**11)`,
-//! `'x'.ljust(10**11)`) are not guarded yet: where the system refuses, the
-//! process aborts, which in a worker process (`src/worker/` of the root
-//! crate) is a `crashed` run, not the end of `stagecheck`. [`install`] runs
-//! before every run: the slots were seen back at their originals after an
-//! interpreter was dropped.
+//! The other one-shot requests are guarded the same way (issue 24: each
+//! aborted the process with "memory allocation failed"): `bytes(n)` (the
+//! bytes type's constructor), `bytearray(n)` (its initialiser), `a << n` and
+//! `a ** n` on ints (the number slots of int and bool), and the methods
+//! `int.to_bytes`, `__lshift__`, `__pow__` and their reflections,
+//! `ljust`/`rjust`/`center`/`zfill`/`expandtabs` of str,
+//! bytes and bytearray (their entries in the type's dict wrapped by a method
+//! that checks the size, then calls the original). [`install`] runs before
+//! every run: the slots were seen back at their originals after an
+//! interpreter was dropped. Known unguarded: a format width
+//! (`f'{1:{10**11}}'`, `'%*d' % (10**11, 1)`), which in a worker process
+//! (`src/worker/`) is a `crashed` run.
 
 use crate::alloc::Budget;
 use rustpython_vm::{
-    builtins::{PyByteArray, PyBytes, PyInt, PyList, PyStr, PyTuple, PyType},
-    protocol::{PyNumberBinaryFunc, PySequence},
-    Py, PyObject, PyResult, VirtualMachine,
+    builtins::{PyByteArray, PyBytes, PyInt, PyList, PyStr, PyTuple, PyType, PyTypeRef},
+    function::{FuncArgs, PyMethodFlags},
+    protocol::{PyNumberBinaryFunc, PyNumberTernaryFunc, PySequence},
+    Py, PyObject, PyObjectRef, PyResult, VirtualMachine,
 };
+use num_traits::{Signed, ToPrimitive};
 use crossbeam_utils::atomic::AtomicCell;
 use std::sync::OnceLock;
 
@@ -45,19 +53,51 @@ fn repeated_size(seq: &PyObject, n: i128) -> Option<u128> {
 }
 
 fn check(seq: &PyObject, n: i128, vm: &VirtualMachine) -> PyResult<()> {
-    match repeated_size(seq, n) {
+    check_size("repetition", repeated_size(seq, n), vm)
+}
+
+/// MemoryError if `size` bytes are beyond what the run may still allocate.
+fn check_size(what: &str, size: Option<u128>, vm: &VirtualMachine) -> PyResult<()> {
+    match size {
         Some(size) if size > Budget::remaining() as u128 => Err(vm.new_memory_error(format!(
-            "stagecheck: repetition would allocate {size} bytes, beyond the run's memory limit"
+            "stagecheck: {what} would allocate {size} bytes, beyond the run's memory limit"
         ))),
         _ => Ok(()),
     }
+}
+
+/// An int's value as a count (saturating; negative: 0), if `x` is an int.
+fn count_of(x: &PyObject) -> Option<u128> {
+    let i = x.downcast_ref::<PyInt>()?;
+    let v = i.as_bigint();
+    Some(if v.is_negative() { 0 } else { v.to_u128().unwrap_or(u128::MAX) })
+}
+
+/// Bytes of `a << b` for ints.
+fn shifted_size(a: &PyObject, b: &PyObject) -> Option<u128> {
+    let bits = a.downcast_ref::<PyInt>()?.as_bigint().bits() as u128;
+    if bits == 0 {
+        return None;
+    }
+    Some((bits + count_of(b)?) / 8)
+}
+
+/// Bytes of `a ** b` for ints (no modulus).
+fn power_size(a: &PyObject, b: &PyObject, c: &PyObject, vm: &VirtualMachine) -> Option<u128> {
+    if !vm.is_none(c) {
+        return None;
+    }
+    let bits = a.downcast_ref::<PyInt>()?.as_bigint().abs().bits() as u128;
+    if bits <= 1 {
+        return None; // 0, 1, -1: no growth
+    }
+    Some(bits.saturating_mul(count_of(b)?) / 8)
 }
 
 /// `a * b` where one side is the sequence and the other an int.
 fn check_binary(a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult<()> {
     let count = |x: &PyObject| {
         x.downcast_ref::<PyInt>().map(|i| {
-            use num_traits::ToPrimitive;
             i.as_bigint().to_i128().unwrap_or(i128::MAX)
         })
     };
@@ -90,6 +130,165 @@ macro_rules! guard_num_slot {
         }
         ensure(&$ty.slots.as_number.$slot, &ORIG, guarded as PyNumberBinaryFunc);
     }};
+}
+
+macro_rules! guard_int_slots {
+    ($ty:expr) => {{
+        let ty: &Py<PyType> = $ty;
+        for_binary!(ty, lshift, |a, b, _vm| shifted_size(a, b), "a left shift");
+        for_binary!(ty, inplace_lshift, |a, b, _vm| shifted_size(a, b), "a left shift");
+        for_ternary!(ty, power, "a power");
+        for_ternary!(ty, inplace_power, "a power");
+    }};
+}
+
+macro_rules! for_binary {
+    ($ty:expr, $slot:ident, $size:expr, $what:expr) => {{
+        static ORIG: OnceLock<PyNumberBinaryFunc> = OnceLock::new();
+        fn guarded(a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult {
+            let size: fn(&PyObject, &PyObject, &VirtualMachine) -> Option<u128> = $size;
+            check_size($what, size(a, b, vm), vm)?;
+            (ORIG.get().expect("guard installed"))(a, b, vm)
+        }
+        ensure(&$ty.slots.as_number.$slot, &ORIG, guarded as PyNumberBinaryFunc);
+    }};
+}
+
+macro_rules! for_ternary {
+    ($ty:expr, $slot:ident, $what:expr) => {{
+        static ORIG: OnceLock<PyNumberTernaryFunc> = OnceLock::new();
+        fn guarded(a: &PyObject, b: &PyObject, c: &PyObject, vm: &VirtualMachine) -> PyResult {
+            check_size($what, power_size(a, b, c, vm), vm)?;
+            (ORIG.get().expect("guard installed"))(a, b, c, vm)
+        }
+        ensure(&$ty.slots.as_number.$slot, &ORIG, guarded as PyNumberTernaryFunc);
+    }};
+}
+
+type NewFunc = fn(PyTypeRef, FuncArgs, &VirtualMachine) -> PyResult;
+type InitFunc = fn(PyObjectRef, FuncArgs, &VirtualMachine) -> PyResult<()>;
+
+/// `bytes(n)` and `bytearray(n)`: n bytes.
+fn constructed_size(args: &FuncArgs) -> Option<u128> {
+    args.args.first().and_then(|a| count_of(a))
+}
+
+fn guard_constructors(vm: &VirtualMachine) {
+    static NEW: OnceLock<NewFunc> = OnceLock::new();
+    fn new(cls: PyTypeRef, args: FuncArgs, vm: &VirtualMachine) -> PyResult {
+        check_size("bytes(n)", constructed_size(&args), vm)?;
+        (NEW.get().expect("guard installed"))(cls, args, vm)
+    }
+    ensure(&vm.ctx.types.bytes_type.slots.new, &NEW, new as NewFunc);
+    static INIT: OnceLock<InitFunc> = OnceLock::new();
+    fn init(zelf: PyObjectRef, args: FuncArgs, vm: &VirtualMachine) -> PyResult<()> {
+        check_size("bytearray(n)", constructed_size(&args), vm)?;
+        (INIT.get().expect("guard installed"))(zelf, args, vm)
+    }
+    ensure(&vm.ctx.types.bytearray_type.slots.init, &INIT, init as InitFunc);
+}
+
+/// An argument by position (after self) or keyword.
+fn argument<'a>(args: &'a FuncArgs, position: usize, keyword: &str) -> Option<&'a PyObjectRef> {
+    args.args.get(position).or_else(|| args.kwargs.get(keyword))
+}
+
+/// Bytes a method call asks for, by the method's name (args include self).
+fn method_size(name: &str, args: &FuncArgs, vm: &VirtualMachine) -> Option<u128> {
+    let (a, b) = (args.args.first(), args.args.get(1));
+    let none = vm.ctx.none();
+    match name {
+        "__lshift__" => shifted_size(a?, b?),
+        "__rlshift__" => shifted_size(b?, a?),
+        "__pow__" => power_size(a?, b?, args.args.get(2).unwrap_or(&none), vm),
+        "__rpow__" => power_size(b?, a?, args.args.get(2).unwrap_or(&none), vm),
+        "ljust" | "rjust" | "center" | "zfill" => count_of(argument(args, 1, "width")?),
+        "expandtabs" => {
+            let tabsize = argument(args, 1, "tabsize").map_or(Some(8), |t| count_of(t))?;
+            let len = args.args.first().and_then(|s| repeated_size(s, 1)).unwrap_or(0);
+            Some(len.saturating_mul(tabsize))
+        }
+        "to_bytes" => count_of(argument(args, 1, "length")?),
+        _ => None,
+    }
+}
+
+/// The methods wrapped, by type and name.
+const METHODS: &[(fn(&VirtualMachine) -> &'static Py<PyType>, &str)] = &[
+    (|vm| vm.ctx.types.str_type, "ljust"),
+    (|vm| vm.ctx.types.str_type, "rjust"),
+    (|vm| vm.ctx.types.str_type, "center"),
+    (|vm| vm.ctx.types.str_type, "zfill"),
+    (|vm| vm.ctx.types.str_type, "expandtabs"),
+    (|vm| vm.ctx.types.bytes_type, "ljust"),
+    (|vm| vm.ctx.types.bytes_type, "rjust"),
+    (|vm| vm.ctx.types.bytes_type, "center"),
+    (|vm| vm.ctx.types.bytes_type, "zfill"),
+    (|vm| vm.ctx.types.bytes_type, "expandtabs"),
+    (|vm| vm.ctx.types.bytearray_type, "ljust"),
+    (|vm| vm.ctx.types.bytearray_type, "rjust"),
+    (|vm| vm.ctx.types.bytearray_type, "center"),
+    (|vm| vm.ctx.types.bytearray_type, "zfill"),
+    (|vm| vm.ctx.types.bytearray_type, "expandtabs"),
+    (|vm| vm.ctx.types.int_type, "to_bytes"),
+    (|vm| vm.ctx.types.int_type, "__lshift__"),
+    (|vm| vm.ctx.types.int_type, "__rlshift__"),
+    (|vm| vm.ctx.types.int_type, "__pow__"),
+    (|vm| vm.ctx.types.int_type, "__rpow__"),
+];
+
+thread_local! {
+    /// Per entry of [`METHODS`]: the original method and its wrapper, leaked
+    /// (static types are per thread and outlive interpreters), by address.
+    static WRAPPED: std::cell::OnceCell<Vec<(usize, usize)>> = const { std::cell::OnceCell::new() };
+}
+
+/// SAFETY: `addr` is of an object leaked by `wrap_methods`: never freed.
+unsafe fn leaked(addr: usize) -> &'static PyObject {
+    unsafe { &*(addr as *const PyObject) }
+}
+
+fn leak(object: PyObjectRef) -> usize {
+    let addr = &*object as *const PyObject as usize;
+    std::mem::forget(object);
+    addr
+}
+
+fn wrap_methods(vm: &VirtualMachine) {
+    let wrapped = WRAPPED.with(|w| {
+        w.get_or_init(|| {
+            METHODS
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (ty, name))| {
+                    let ty = ty(vm);
+                    let original = ty.attributes.read().get(vm.ctx.intern_str(*name)).cloned()?;
+                    let name: &'static str = name;
+                    let wrapper = move |args: FuncArgs, vm: &VirtualMachine| -> PyResult {
+                        check_size(name, method_size(name, &args, vm), vm)?;
+                        let original = WRAPPED.with(|w| w.get().and_then(|w| w.get(i).map(|p| p.0)));
+                        // SAFETY: leaked below, never freed.
+                        let original = unsafe { leaked(original.expect("wrapped")) };
+                        original.call(args, vm)
+                    };
+                    let def = vm.ctx.new_method_def(name, wrapper, PyMethodFlags::METHOD, None);
+                    let method = def.build_method(ty, vm);
+                    Some((leak(original), leak(method.into())))
+                })
+                .collect::<Vec<_>>()
+        })
+        .clone()
+    });
+    for ((ty, name), (_, ours)) in METHODS.iter().zip(wrapped) {
+        let ty = ty(vm);
+        let key = vm.ctx.intern_str(*name);
+        let present = ty.attributes.read().get(key).is_some_and(|v| std::ptr::eq(&**v, unsafe { leaked(ours) }));
+        if !present {
+            // SAFETY: leaked in the first call on this thread.
+            ty.attributes.write().insert(key, unsafe { leaked(ours) }.to_owned());
+            ty.modified();
+        }
+    }
 }
 
 /// Puts `guarded` in `slot`, keeping the slot's own function in `orig`.
@@ -125,4 +324,8 @@ pub fn install(vm: &VirtualMachine) {
     guard_type!(t.str_type);
     guard_type!(t.bytes_type);
     guard_type!(t.bytearray_type);
+    guard_int_slots!(t.int_type);
+    guard_int_slots!(t.bool_type);
+    guard_constructors(vm);
+    wrap_methods(vm);
 }

@@ -214,3 +214,36 @@ fn threads_cannot_be_started() {
     assert_raised(&out, "ImportError", "_thread");
     still_alive(&mut w);
 }
+
+// ---- 3. one-shot allocations beyond the budget ----------------------------
+
+/// Each aborted the process ("memory allocation failed") or ran native code
+/// to gigabytes at a 512 MiB limit (issue 24): now a MemoryError before
+/// allocating, which the program may catch, and the worker lives on.
+#[test]
+fn one_shot_allocations_beyond_the_budget_are_memory_errors() {
+    let mut w = Worker::new(Config::default());
+    for attack in [
+        "bytearray(2**50)", "bytes(2**50)", "bytearray(2**40)", "bytes.__new__(bytes, 2**40)",
+        "(1).to_bytes(2**50)", "(1).to_bytes(length=2**50)", "int.to_bytes(1, 2**40, 'big')",
+        "' '.ljust(2**50)", "' '.rjust(2**50)", "' '.center(2**50)", "' '.zfill(2**50)",
+        "'\\t'.expandtabs(2**50)", "str.ljust(' ', 2**50)", "b' '.ljust(2**50)", "b'x'.center(2**40)",
+        "bytearray(b' ').zfill(2**50)", "bytearray(b'\\t').expandtabs(2**40)",
+        "1 << 2**40", "True << 2**40", "n = 2**40\nx = 1\nx <<= n", "(1).__lshift__(2**40)", "(2**40).__rlshift__(1)",
+        "2 ** 2 ** 40", "pow(3, 2**40)", "n = 2**40\nx = 3\nx **= n", "(2).__pow__(2**40)", "(2**40).__rpow__(2)",
+    ] {
+        let out = run(&mut w, attack);
+        assert_raised(&out, "MemoryError", "beyond the run's memory limit");
+        still_alive(&mut w);
+    }
+    let out = run(&mut w, "try:\n    bytearray(2**50)\nexcept MemoryError:\n    print('caught')\n");
+    assert_eq!(out.stdout, "caught\n");
+    // Small ones are untouched.
+    let out = run(
+        &mut w,
+        "print(' '.ljust(5) + '|', (1).to_bytes(2, 'big'), 1 << 10, 2 ** 10, 'a\\tb'.expandtabs(4), bytes(3), \
+         bytearray(2), pow(2, 10, 7), (-2) ** 3, (3).__pow__(4, 5), 0 << 2**40, 1 ** 2**40, (-1) ** (2**40 + 1))",
+    );
+    assert_eq!(out.terminal, Terminal::Completed);
+    assert_eq!(out.stdout, "     | b'\\x00\\x01' 1024 1024 a   b b'\\x00\\x00\\x00' bytearray(b'\\x00\\x00') 2 -8 1 0 1 -1\n");
+}
