@@ -46,6 +46,22 @@ pub fn unparse(body: &[Stmt]) -> String {
 
 /// A module printed, with where each statement (in preorder) starts.
 pub fn printed(body: &[Stmt]) -> ruff_python_codegen::Printed {
+    printed_with(None, body)
+}
+
+/// [`printed`], with each literal that has a range (a user's) printed as its
+/// text in `source`, the source `body`'s ranges refer to
+/// (`Generator::with_source`): a string's parsed value cannot hold a lone
+/// surrogate (`"\ud800"` is parsed as U+FFFD), and a literal's text is its
+/// value whatever the printer would make of it. Implicitly concatenated
+/// parts are copied one by one (what lay between them, a newline in
+/// parentheses, is not), a multi-line string as it is: its lines are its
+/// value, not indentation.
+pub fn printed_from(source: &str, body: &[Stmt]) -> ruff_python_codegen::Printed {
+    printed_with(Some(source), body)
+}
+
+fn printed_with(source: Option<&str>, body: &[Stmt]) -> ruff_python_codegen::Printed {
     let indent = Indentation::new("    ".to_string());
     let mut out = ruff_python_codegen::Printed { source: String::new(), starts: Vec::new(), interpolated: false };
     for (i, stmt) in body.iter().enumerate() {
@@ -53,7 +69,12 @@ pub fn printed(body: &[Stmt]) -> ruff_python_codegen::Printed {
         if i > 0 && (def(stmt) || def(&body[i - 1])) {
             out.source.push_str("\n\n");
         }
-        let one = Generator::new(&indent, LineEnding::Lf).stmt_printed(stmt);
+        let generator = Generator::new(&indent, LineEnding::Lf);
+        let generator = match source {
+            Some(source) => generator.with_source(source),
+            None => generator,
+        };
+        let one = generator.stmt_printed(stmt);
         let text = one.source.trim_start_matches('\n');
         let base = out.source.len() - (one.source.len() - text.len());
         out.starts.extend(one.starts.into_iter().map(|(range, at)| (range, base + at)));
@@ -86,7 +107,8 @@ pub enum Verify {
 /// The module printed, checked (`verify`) and mapped. `Err` names what
 /// ruff's printer would break; the caller refuses.
 pub fn print(original: &str, converted: &[Stmt], verify: Verify) -> Result<(String, SourceMap), String> {
-    let out = printed(converted);
+    // User literals as written: the converter never changes one.
+    let out = printed_from(original, converted);
     if verify == Verify::Tree || out.interpolated {
         // One parse of the printed code (as Python 3.11, to count what it
         // lacks) serves both checks.

@@ -10,6 +10,7 @@ use ruff_python_ast::{
     Parameter, Parameters, Pattern, Singleton, Stmt, StringFlags, Suite, TypeParam,
     TypeParamParamSpec, TypeParamTypeVar, TypeParamTypeVarTuple, WithItem,
 };
+use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::{ParameterWithDefault, TypeParams};
 use ruff_python_literal::escape::{AsciiEscape, Escape, UnicodeEscape};
 use ruff_source_file::LineEnding;
@@ -112,6 +113,10 @@ pub struct Generator<'a> {
     pending: Option<TextRange>,
     /// stagecheck: whether an f-string or t-string was printed.
     printed_interpolated: bool,
+    /// stagecheck: the source the tree's ranges refer to, when given with
+    /// [`Generator::with_source`]: a literal with a non-empty range is printed as
+    /// its original text (see [`Generator::p_original`]).
+    source: Option<&'a str>,
 }
 
 impl<'a> From<&'a Stylist<'a>> for Generator<'a> {
@@ -127,6 +132,7 @@ impl<'a> From<&'a Stylist<'a>> for Generator<'a> {
             starts: None,
             pending: None,
             printed_interpolated: false,
+            source: None,
         }
     }
 }
@@ -146,6 +152,7 @@ impl<'a> Generator<'a> {
             starts: None,
             pending: None,
             printed_interpolated: false,
+            source: None,
         }
     }
 
@@ -153,6 +160,17 @@ impl<'a> Generator<'a> {
     #[must_use]
     pub fn with_mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
+        self
+    }
+
+    /// stagecheck: literals whose range is not empty are printed as their text in
+    /// `source` (the source the tree was parsed from), so that their value survives:
+    /// a parsed string holds a lone surrogate (`"\ud800"`) as U+FFFD, which printing
+    /// the value would write. Generated nodes have empty ranges and are printed from
+    /// their values.
+    #[must_use]
+    pub fn with_source(mut self, source: &'a str) -> Self {
+        self.source = Some(source);
         self
     }
 
@@ -272,6 +290,71 @@ impl<'a> Generator<'a> {
             .str_repr(flags.triple_quotes())
             .write(&mut self.buffer)
             .expect("Writing to a String buffer should never fail");
+    }
+
+    /// stagecheck: the source text of a user's node (non-empty `range` inside the
+    /// source given with [`Generator::with_source`]).
+    fn original_text(&self, range: TextRange) -> Option<&'a str> {
+        let source = self.source?;
+        if range.is_empty() {
+            return None;
+        }
+        source.get(usize::from(range.start())..usize::from(range.end()))
+    }
+
+    /// stagecheck: prints the original text of the literal at `range` when it parses
+    /// (alone, as an expression) to a tree `same` accepts: the node's value, as far
+    /// as the parsed tree can tell (lone surrogates aside, which is why the text is
+    /// copied). A node whose range does not hold its text (a tree built or rewritten
+    /// with a user's range) is printed from its value. Returns whether it printed.
+    fn p_original(&mut self, range: TextRange, same: impl FnOnce(&Expr) -> bool) -> bool {
+        let Some(text) = self.original_text(range) else {
+            return false;
+        };
+        let Ok(parsed) = ruff_python_parser::parse_expression(text) else {
+            return false;
+        };
+        if !same(parsed.expr()) {
+            return false;
+        }
+        self.p(text);
+        true
+    }
+
+    /// stagecheck: prints the original text of a literal element of an f-string or
+    /// t-string printed with `flags` (its own: the text is written for them) when
+    /// that text, alone in such a string, reads back as the element's value.
+    fn p_original_element(
+        &mut self,
+        element: &ast::InterpolatedStringLiteralElement,
+        flags: AnyStringFlags,
+    ) -> bool {
+        let Some(text) = self.original_text(element.range) else {
+            return false;
+        };
+        let quote = flags.quote_str();
+        let wrapped = format!("{}{quote}{text}{quote}", flags.prefix().as_str());
+        let Ok(parsed) = ruff_python_parser::parse_expression(&wrapped) else {
+            return false;
+        };
+        let elements = match parsed.expr() {
+            Expr::FString(ast::ExprFString { value, .. }) => match value.as_slice() {
+                [ast::FStringPart::FString(f)] => &f.elements,
+                _ => return false,
+            },
+            Expr::TString(ast::ExprTString { value, .. }) => match value.as_slice() {
+                [t] => &t.elements,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        match elements.as_ref() {
+            [ast::InterpolatedStringElement::Literal(l)] if l.value == element.value => {
+                self.p(text);
+                true
+            }
+            _ => false,
+        }
     }
 
     fn p_if(&mut self, cond: bool, s: &str) {
@@ -1368,11 +1451,26 @@ impl<'a> Generator<'a> {
                 let mut first = true;
                 for bytes_literal in value {
                     self.p_delim(&mut first, " ");
-                    self.p_bytes_repr(&bytes_literal.value, bytes_literal.flags);
+                    // stagecheck: as written (see `with_source`).
+                    let same = |e: &Expr| match e {
+                        Expr::BytesLiteral(b) => match b.value.as_slice() {
+                            [part] => part.value == bytes_literal.value,
+                            _ => false,
+                        },
+                        _ => false,
+                    };
+                    if !self.p_original(bytes_literal.range, same) {
+                        self.p_bytes_repr(&bytes_literal.value, bytes_literal.flags);
+                    }
                 }
             }
             #[expect(clippy::eq_op)]
-            Expr::NumberLiteral(ast::ExprNumberLiteral { value, .. }) => {
+            Expr::NumberLiteral(ast::ExprNumberLiteral { value, range, .. }) => {
+                // stagecheck: as written (see `with_source`): `1_000`, `0x1f`, `1e-7`.
+                let same = |e: &Expr| matches!(e, Expr::NumberLiteral(n) if n.value == *value);
+                if self.p_original(*range, same) {
+                    return;
+                }
                 static INF_STR: &str = "1e309";
                 assert_eq!(f64::MAX_10_EXP, 308);
 
@@ -1567,8 +1665,18 @@ impl<'a> Generator<'a> {
     }
 
     fn unparse_string_literal(&mut self, string_literal: &ast::StringLiteral) {
-        let ast::StringLiteral { value, flags, .. } = string_literal;
-        self.p_str_repr(value, *flags);
+        let ast::StringLiteral { value, flags, range, .. } = string_literal;
+        // stagecheck: as written (see `with_source`).
+        let same = |e: &Expr| match e {
+            Expr::StringLiteral(s) => match s.value.as_slice() {
+                [part] => part.value == *value,
+                _ => false,
+            },
+            _ => false,
+        };
+        if !self.p_original(*range, same) {
+            self.p_str_repr(value, *flags);
+        }
     }
 
     fn unparse_string_literal_value(&mut self, value: &ast::StringLiteralValue) {
@@ -1588,7 +1696,14 @@ impl<'a> Generator<'a> {
                     self.unparse_string_literal(string_literal);
                 }
                 ast::FStringPart::FString(f_string) => {
-                    self.unparse_interpolated_string(&f_string.elements, f_string.flags.into());
+                    // stagecheck: as written when the tree is the one parsed from its text
+                    // (no expression in it rewritten; see `with_source`).
+                    let same = |e: &Expr| {
+                        ComparableExpr::from(e) == ComparableExpr::from(&Expr::from(f_string.clone()))
+                    };
+                    if !self.p_original(f_string.range, same) {
+                        self.unparse_interpolated_string(&f_string.elements, f_string.flags.into());
+                    }
                 }
             }
         }
@@ -1620,6 +1735,7 @@ impl<'a> Generator<'a> {
             debug_text.as_str().to_string()
         } else {
             let mut generator = Generator::new(self.indent, self.line_ending);
+            generator.source = self.source;
             // stagecheck: the `:` of a lambda outside brackets would start the format spec
             // (`f"{lambda: 1}"` does not parse): parenthesize the expression.
             let group = has_bare_lambda(val);
@@ -1731,7 +1847,17 @@ impl<'a> Generator<'a> {
         let quote_style = self.mode.quote_style(flags);
         let flags = flags.with_quote_style(quote_style);
         self.p(flags.quote_str());
-        self.unparse_interpolated_string_body(values, flags);
+        for value in values {
+            // stagecheck: a literal element as written (see `with_source`), when the
+            // string keeps the flags its text was written for (format specs are printed
+            // from their values).
+            if let ast::InterpolatedStringElement::Literal(literal) = value {
+                if matches!(self.mode, Mode::Default) && self.p_original_element(literal, flags) {
+                    continue;
+                }
+            }
+            self.unparse_interpolated_string_element(value, flags);
+        }
         self.p(flags.quote_str());
     }
 
@@ -1739,7 +1865,13 @@ impl<'a> Generator<'a> {
         let mut first = true;
         for t_string in value {
             self.p_delim(&mut first, " ");
-            self.unparse_interpolated_string(&t_string.elements, t_string.flags.into());
+            // stagecheck: as written when unchanged, as f-strings.
+            let same = |e: &Expr| {
+                ComparableExpr::from(e) == ComparableExpr::from(&Expr::from(t_string.clone()))
+            };
+            if !self.p_original(t_string.range, same) {
+                self.unparse_interpolated_string(&t_string.elements, t_string.flags.into());
+            }
         }
     }
 
@@ -2274,6 +2406,53 @@ class Foo:
         assert_round_trip!(r#"f"{x:{(lambda: 1)}}""#);
         assert_eq!(round_trip(r#"f"{((lambda: 1), a)}""#), r#"f"{(lambda: 1, a)}""#);
         assert_eq!(round_trip(r#"f"{a or (lambda: 1)}""#), r#"f"{a or (lambda: 1)}""#);
+    }
+
+    /// stagecheck: printed with the source the tree was parsed from.
+    fn round_trip_from_source(contents: &str) -> String {
+        let indentation = Indentation::default();
+        let module = parse_module(contents).unwrap();
+        let mut generator = Generator::new(&indentation, LineEnding::default()).with_source(contents);
+        generator.unparse_suite(module.suite());
+        generator.generate()
+    }
+
+    #[test]
+    fn literals_from_source() {
+        // stagecheck: user literals (non-empty ranges) are printed as written when the
+        // source is given: a lone surrogate is parsed as U+FFFD, which the value printed.
+        assert_eq!(round_trip(r#"a = "\ud800""#), "a = \"\u{fffd}\"");
+        for literal in [
+            r#""\ud800" == "\udfff""#,
+            r#""\ud83d\ude00""#,
+            r#"b"\xff\x00" b'\x80' + r"\d" '\N{BULLET}' "\101""#,
+            r#"f"\ud800{x}" f'{y!r:>{w}}' + t"\ud800{x}""#,
+            "1_000 + 0x1F + 0o17 + 0b1 + 1e-7 + 1.e5 + 1e999 + 2J + 123456789012345678901234567890",
+            "'''a\n  b\n\\ud800'''",
+        ] {
+            assert_eq!(round_trip_from_source(literal), literal);
+        }
+        // Implicit concatenation across lines: each part as written, on one line.
+        assert_eq!(round_trip_from_source("x = ('a'\n     \"\\ud800\")"), "x = 'a' \"\\ud800\"");
+        // An f-string whose tree is not its text's (an expression rewritten) is printed
+        // from the tree; its literal elements as written.
+        let contents = r#"f"\ud800{x}\x41{{""#;
+        let mut module = parse_module(contents).unwrap().into_syntax();
+        let ruff_python_ast::Stmt::Expr(e) = &mut module.body[0] else { panic!() };
+        let ruff_python_ast::Expr::FString(f) = e.value.as_mut() else { panic!() };
+        let ruff_python_ast::FStringPart::FString(part) = f.value.iter_mut().next().unwrap() else { panic!() };
+        let ruff_python_ast::InterpolatedStringElement::Interpolation(i) = &mut part.elements[1] else { panic!() };
+        let ruff_python_ast::Expr::Name(n) = i.expression.as_mut() else { panic!() };
+        n.id = "y".into();
+        let indentation = Indentation::default();
+        let mut generator = Generator::new(&indentation, LineEnding::default()).with_source(contents);
+        generator.unparse_suite(&module.body);
+        assert_eq!(generator.generate(), r#"f"\ud800{y}\x41{{""#);
+        // A node whose range does not hold its text is printed from its value.
+        let module = parse_module("x = 'b'").unwrap();
+        let mut generator = Generator::new(&indentation, LineEnding::default()).with_source("x = 1.5");
+        generator.unparse_suite(module.suite());
+        assert_eq!(generator.generate(), "x = 'b'");
     }
 
     #[test]
