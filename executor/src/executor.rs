@@ -76,6 +76,9 @@ impl Executor {
         let code = self.interp.enter(|vm| {
             crate::guards::install(vm);
             crate::bytecode::install(vm);
+            if let Err(deep) = crate::nesting::check(source) {
+                return Err(SyntaxError { line: deep.line, column: deep.column, message: deep.message.into() });
+            }
             codes.code(vm, source, path).map_err(|e| {
                 let (line, column) = e.python_location();
                 SyntaxError { line: line.max(1) as u32, column: column.max(1) as u32, message: e.to_string() }

@@ -31,6 +31,7 @@ mod code_cache;
 pub mod config;
 pub mod executor;
 pub mod guards;
+pub mod nesting;
 pub mod outcome;
 #[cfg(feature = "planted-bugs")]
 pub mod planted;

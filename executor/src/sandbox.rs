@@ -57,6 +57,42 @@ pub struct Snapshot {
     /// build (`sc.Tensor.__add__ = f` must not reach the next run). Shallow
     /// too: the state of instances (a dtype object's attributes) is not kept.
     classes: Vec<(PyTypeRef, Attributes)>,
+    /// The Python functions those modules and classes hold (the runtime's
+    /// `if_stmt`...) and their mutable state at build: `__dict__` items,
+    /// `__defaults__`, `__kwdefaults__` (`if_stmt.runs = 1` or new defaults
+    /// must not reach the next run; `__code__` cannot change, `bytecode.rs`).
+    functions: Vec<FunctionState>,
+}
+
+/// A function, its attribute dict's items and its defaults.
+struct FunctionState {
+    function: PyObjectRef,
+    dict: Option<(PyDictRef, Vec<(PyObjectRef, PyObjectRef)>)>,
+    defaults: PyObjectRef,
+    kwdefaults: PyObjectRef,
+}
+
+impl FunctionState {
+    fn take(function: PyObjectRef, vm: &VirtualMachine) -> FunctionState {
+        let dict = function.dict().map(|d| {
+            let items = d.items_vec();
+            (d, items)
+        });
+        let defaults = function.get_attr("__defaults__", vm).unwrap_or_else(|_| vm.ctx.none());
+        let kwdefaults = function.get_attr("__kwdefaults__", vm).unwrap_or_else(|_| vm.ctx.none());
+        FunctionState { function, dict, defaults, kwdefaults }
+    }
+
+    fn restore(&self, vm: &VirtualMachine) {
+        if let Some((dict, items)) = &self.dict {
+            restore_dict(dict, items, vm);
+        }
+        for (name, value) in [("__defaults__", &self.defaults), ("__kwdefaults__", &self.kwdefaults)] {
+            if !self.function.get_attr(name, vm).is_ok_and(|now| now.is(value)) {
+                let _ = self.function.set_attr(name, value.clone(), vm);
+            }
+        }
+    }
 }
 
 /// A class's attributes, in order.
@@ -125,6 +161,7 @@ fn confine(vm: &VirtualMachine, recursion_limit: usize, debug_panic: bool) -> Py
         let _ = builtins.del_item(*name, vm);
     }
     builtins.set_item("__import__", sandbox.get_attr("__import__", vm)?, vm)?;
+    crate::nesting::install(vm);
     if debug_panic {
         builtins.set_item("__stagecheck_panic__", sandbox.get_attr("panic", vm)?, vm)?;
     }
@@ -164,14 +201,25 @@ impl Snapshot {
                 }
             }
         }
-        let dicts = shared
+        let dicts: Vec<(PyDictRef, Vec<(PyObjectRef, PyObjectRef)>)> = shared
             .into_iter()
             .map(|dict| {
                 let items = dict.items_vec();
                 (dict, items)
             })
             .collect();
-        Snapshot { dicts, classes }
+        let mut functions: Vec<FunctionState> = Vec::new();
+        let values = dicts
+            .iter()
+            .flat_map(|(_, items)| items.iter().map(|(_, v)| v.clone()))
+            .chain(classes.iter().flat_map(|(_, attributes)| attributes.iter().map(|(_, v)| v.clone())));
+        for value in values {
+            let python = value.class().is(vm.ctx.types.function_type);
+            if python && !functions.iter().any(|f| f.function.is(&value)) {
+                functions.push(FunctionState::take(value, vm));
+            }
+        }
+        Snapshot { dicts, classes, functions }
     }
 
     /// Undoes what a run did to state shared between runs: builtins, `sys`
@@ -180,13 +228,10 @@ impl Snapshot {
     /// not rewritten.
     pub fn restore(&self, vm: &VirtualMachine) {
         for (dict, items) in &self.dicts {
-            let now = dict.items_vec();
-            if !same_objects(now.iter(), items, |(k, v), (k0, v0)| k.is(k0) && v.is(v0)) {
-                dict.clear();
-                for (k, v) in items {
-                    let _ = dict.set_item(&**k, v.clone(), vm);
-                }
-            }
+            restore_dict(dict, items, vm);
+        }
+        for function in &self.functions {
+            function.restore(vm);
         }
         for (class, attributes) in &self.classes {
             let unchanged =
@@ -198,6 +243,17 @@ impl Snapshot {
                 drop(now);
                 class.modified();
             }
+        }
+    }
+}
+
+/// Puts back `items` in `dict` unless it holds them already.
+fn restore_dict(dict: &PyDictRef, items: &[(PyObjectRef, PyObjectRef)], vm: &VirtualMachine) {
+    let now = dict.items_vec();
+    if !same_objects(now.iter(), items, |(k, v), (k0, v0)| k.is(k0) && v.is(v0)) {
+        dict.clear();
+        for (k, v) in items {
+            let _ = dict.set_item(&**k, v.clone(), vm);
         }
     }
 }

@@ -247,3 +247,88 @@ fn one_shot_allocations_beyond_the_budget_are_memory_errors() {
     assert_eq!(out.terminal, Terminal::Completed);
     assert_eq!(out.stdout, "     | b'\\x00\\x01' 1024 1024 a   b b'\\x00\\x00\\x00' bytearray(b'\\x00\\x00') 2 -8 1 0 1 -1\n");
 }
+
+// ---- 4. parser and compiler nesting ---------------------------------------
+
+/// `eval('(' * 200000 + ')' * 200000)` overflowed the worker's stack (issue
+/// 24): now CPython's SyntaxError, in eval/exec/compile and in a program.
+#[test]
+fn parser_bombs_are_syntax_errors() {
+    let mut w = Worker::new(Config::default());
+    for attack in [
+        "eval('(' * 200000 + ')' * 200000)",
+        "exec('x = ' + '[' * 100000 + ']' * 100000)",
+        "compile('{' * 100000 + '}' * 100000, '<bomb>', 'eval')",
+        "compile(b'(' * 100000, '<bomb>', 'exec')",
+        "eval(\"f'{\" + '(' * 100000 + '1' + ')' * 100000 + \"}'\")",
+        "exec(')' * 1000 + '\\n' + '(' * 100000)",
+    ] {
+        let out = run(&mut w, attack);
+        assert_raised(&out, "SyntaxError", "too many nested parentheses");
+        still_alive(&mut w);
+    }
+    let deep_blocks: String = (0..150).map(|i| format!("{}if True:\n", " ".repeat(i))).collect::<String>() + &" ".repeat(150) + "pass\n";
+    let out = run(&mut w, &format!("exec({deep_blocks:?})"));
+    assert_raised(&out, "IndentationError", "too many levels of indentation");
+    // A program nested that deep does not compile, as in CPython.
+    let program = format!("x = {}1{}\n", "(".repeat(200_000), ")".repeat(200_000));
+    let err = w.run(&program, "<bomb>").unwrap_err();
+    assert_eq!(err.message, "too many nested parentheses");
+    // The limit is CPython's: 200 nested brackets still parse.
+    let out = run(&mut w, "x = eval('(' * 200 + '1' + ')' * 200)\nprint(x)");
+    assert_eq!(out.stdout, "1\n");
+    still_alive(&mut w);
+}
+
+// ---- 5. nothing survives a run -------------------------------------------
+
+/// A converted `if` (what the converter emits for one inside a function).
+const CONVERTED_IF: &str = "from stagecheck import ag as ag__
+def f(x):
+    y: ag__.Undefined
+    def get_state():
+        return ag__.ldu_all(lambda: (y,), ('y',))
+    def set_state(vars_):
+        nonlocal y
+        y, = vars_
+    def if_body():
+        nonlocal y
+        y = 1
+    def else_body():
+        nonlocal y
+        y = 2
+    ag__.if_stmt(x > 2, if_body, else_body, get_state, set_state, ('y',), 1)
+    return y
+print(f(3), f(1))
+";
+
+/// Run A poisons shared state a converted `if` uses; run B is unaffected.
+#[test]
+fn poisoned_runtime_state_does_not_reach_the_next_run() {
+    let mut w = Worker::new(Config::default());
+    let clean = run(&mut w, CONVERTED_IF);
+    assert_eq!(clean.stdout, "1 2\n");
+    let cf = "from stagecheck.ag import control_flow as cf\n";
+    for poison in [
+        format!("{cf}cf.if_stmt.runs = 1"),
+        format!("{cf}cf.if_stmt.__dict__['x'] = 1"),
+        format!("{cf}cf.if_stmt.__defaults__ = (1,)"),
+        format!("{cf}cf.if_stmt.__kwdefaults__ = {{'x': 1}}"),
+        format!("{cf}cf.if_stmt = lambda c, b, o, *a: o()"),
+        format!("{cf}cf.dispatch.staged_types = (int,)"),
+        format!("{cf}cf.if_stmt.__code__ = cf.while_stmt.__code__"),
+        format!("import stagecheck as sc\nsc.ag.if_stmt = None"),
+        format!("{cf}cf.__builtins__['isinstance'] = lambda a, b: True"),
+        "__builtins__.print = None".to_owned(),
+        format!("{FROZEN_GLOBALS}G['sys'].stdout = None\nG['_frozen_importlib_marker'] = 1"),
+        format!("{FROZEN_GLOBALS}G['BuiltinImporter'].find_spec = None"),
+    ] {
+        let _ = run(&mut w, &poison);
+        let b = run(&mut w, CONVERTED_IF);
+        assert_eq!(b.terminal, Terminal::Completed, "after {poison}: {}", b.stdout);
+        assert_eq!(b.stdout, "1 2\n", "after {poison}");
+        let probe = run(&mut w, "from stagecheck.ag import control_flow as cf\nprint(hasattr(cf.if_stmt, 'runs'), cf.if_stmt.__defaults__, cf.if_stmt.__kwdefaults__)");
+        assert_eq!(probe.stdout, "False None None\n", "after {poison}");
+    }
+    still_alive(&mut w);
+}
