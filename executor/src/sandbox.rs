@@ -30,8 +30,8 @@
 
 use crate::capture;
 use rustpython_vm::{
-    builtins::{PyDict, PyDictRef, PyStrInterned, PyType, PyTypeRef}, signal::UserSignalSender, AsObject,
-    Interpreter, PyObjectRef, PyResult, Settings, VirtualMachine,
+    builtins::{PyDict, PyDictRef, PyFunction, PyStrInterned, PyType, PyTypeRef}, signal::UserSignalSender, AsObject,
+    Interpreter, PyObjectRef, PyRef, PyResult, Settings, VirtualMachine,
 };
 use std::cell::RefCell;
 
@@ -66,31 +66,39 @@ pub struct Snapshot {
 
 /// A function, its attribute dict's items and its defaults.
 struct FunctionState {
-    function: PyObjectRef,
+    function: PyRef<PyFunction>,
     dict: Option<(PyDictRef, Vec<(PyObjectRef, PyObjectRef)>)>,
     defaults: PyObjectRef,
     kwdefaults: PyObjectRef,
+    /// The function's version: setting `__defaults__`, `__kwdefaults__` (or
+    /// `__code__`) resets it, so one load tells whether they changed.
+    version: std::cell::Cell<u32>,
 }
 
 impl FunctionState {
-    fn take(function: PyObjectRef, vm: &VirtualMachine) -> FunctionState {
-        let dict = function.dict().map(|d| {
+    fn take(function: PyRef<PyFunction>, vm: &VirtualMachine) -> FunctionState {
+        let dict = function.as_object().dict().map(|d| {
             let items = d.items_vec();
             (d, items)
         });
-        let defaults = function.get_attr("__defaults__", vm).unwrap_or_else(|_| vm.ctx.none());
-        let kwdefaults = function.get_attr("__kwdefaults__", vm).unwrap_or_else(|_| vm.ctx.none());
-        FunctionState { function, dict, defaults, kwdefaults }
+        let defaults = function.as_object().get_attr("__defaults__", vm).unwrap_or_else(|_| vm.ctx.none());
+        let kwdefaults = function.as_object().get_attr("__kwdefaults__", vm).unwrap_or_else(|_| vm.ctx.none());
+        let version = std::cell::Cell::new(function.get_version_for_current_state());
+        FunctionState { function, dict, defaults, kwdefaults, version }
     }
 
     fn restore(&self, vm: &VirtualMachine) {
         if let Some((dict, items)) = &self.dict {
-            restore_dict(dict, items, vm);
-        }
-        for (name, value) in [("__defaults__", &self.defaults), ("__kwdefaults__", &self.kwdefaults)] {
-            if !self.function.get_attr(name, vm).is_ok_and(|now| now.is(value)) {
-                let _ = self.function.set_attr(name, value.clone(), vm);
+            if !(items.is_empty() && dict.is_empty()) {
+                restore_dict(dict, items, vm);
             }
+        }
+        let version = self.version.get();
+        if version == 0 || self.function.func_version() != version {
+            for (name, value) in [("__defaults__", &self.defaults), ("__kwdefaults__", &self.kwdefaults)] {
+                let _ = self.function.as_object().set_attr(name, value.clone(), vm);
+            }
+            self.version.set(self.function.get_version_for_current_state());
         }
     }
 }
@@ -214,9 +222,9 @@ impl Snapshot {
             .flat_map(|(_, items)| items.iter().map(|(_, v)| v.clone()))
             .chain(classes.iter().flat_map(|(_, attributes)| attributes.iter().map(|(_, v)| v.clone())));
         for value in values {
-            let python = value.class().is(vm.ctx.types.function_type);
-            if python && !functions.iter().any(|f| f.function.is(&value)) {
-                functions.push(FunctionState::take(value, vm));
+            let Some(function) = value.downcast_ref::<PyFunction>() else { continue };
+            if !functions.iter().any(|f| f.function.is(function)) {
+                functions.push(FunctionState::take(function.to_owned(), vm));
             }
         }
         Snapshot { dicts, classes, functions }
