@@ -14,7 +14,8 @@
 //! [`ModeRun::Refused`], the converter's own panic [`ModeRun::ConverterCrashed`],
 //! converted code the VM cannot compile [`ModeRun::Uncompilable`]. A converted
 //! run ([`run_converted`]) has its exception lines mapped back through the
-//! source map and the runtime's global (`ag__`) dropped. A staged run ended
+//! source map; its globals are compared whole (the runtime is a builtin,
+//! `Conversion::runtime_name`, not a global of the program). A staged run ended
 //! by the runtime's own `StagingError` (the class, `Terminal::Raised.refusal`,
 //! never the name) is a refusal with construct `staging`; the oracle makes
 //! any refusal not listed in [`crate::refusals`] a finding. Without a Vulkan
@@ -144,7 +145,6 @@ pub fn run_converted(worker: &mut Worker, conversion: &Conversion, path: &str, m
     match worker.run_in(&conversion.source, path, mode.tensor_mode()) {
         Err(e) => ModeRun::Uncompilable { message: e.message, line: e.line },
         Ok(mut outcome) => {
-            outcome.globals.retain(|(name, _)| *name != conversion.runtime_name);
             if let Terminal::Raised { line, traceback, .. } = &mut outcome.terminal {
                 for Frame { file, line: l, .. } in traceback.iter_mut() {
                     if file == path {

@@ -5,8 +5,10 @@
 //! Every function of the module (at any depth, methods included) is
 //! converted by the passes of [`passes`], in their fixed order; module-level
 //! statements stay as written. The converted module starts with
-//! `from stagecheck import ag as ag__`, the runtime operators
-//! (`executor/runtime/stagecheck/ag/`), one per converter. What cannot be
+//! `__import__('stagecheck').ag.bind('ag__')`, which makes the runtime
+//! operators (`executor/runtime/stagecheck/ag/`, one per converter) the
+//! builtin `ag__`: converted code finds them with no name the program can
+//! see in `globals()`, `dir()`, `vars()` or `locals()`. What cannot be
 //! converted faithfully is refused with a [`ConversionError`]; the
 //! transformer never panics on any input and never emits code that means
 //! something else.
@@ -52,8 +54,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub struct Conversion {
     pub source: String,
     pub map: SourceMap,
-    /// The name the runtime operators are bound to (`ag__` unless taken);
-    /// the oracle leaves it out of the globals it compares.
+    /// The builtin name the runtime operators are bound to (`ag__` unless
+    /// the program uses it); not a global of the converted module.
     pub runtime_name: String,
 }
 
@@ -108,10 +110,13 @@ fn convert_inner(source: &str, path: &str, verify: unparse::Verify) -> Result<Co
     let ag = namer.new_name("ag__");
     passes::convert_scope_body(&mut body, false, &mut namer, &ag)
         .map_err(|r| error(r.offset, r.construct, r.reason))?;
-    let mut header = ast_build::stmt("from stagecheck import ag", Default::default(), vec![]);
-    if let Stmt::ImportFrom(i) = &mut header {
-        i.names[0].asname = Some(ruff_python_ast::Identifier::new(ag.as_str(), Default::default()));
-    }
+    // The runtime becomes a builtin named `ag`, not a global: the program's
+    // `globals()`, `dir()`, `vars()` and `locals()` stay the original's.
+    let header = ast_build::stmt(
+        "__import__('stagecheck').ag.bind(NAME)",
+        Default::default(),
+        vec![("NAME", ast_build::Sub::Expr(ast_build::string(&ag)))],
+    );
     body.insert(header_position(&body), header);
     // ruff's printer has limits of its own; refuse rather than emit what
     // they break (at line 1: the printed code has no original position).

@@ -6,7 +6,8 @@
   the identity in the original and unstaged modes, traced into a graph and
   run by the graph executor in the staged mode (`stagecheck.staging`).
 - `sc.ag` holds the operators that converted code calls (AutoGraph's
-  `ag__`); the converter inserts `from stagecheck import ag as ag__`.
+  `ag__`); a converted module starts with `__import__('stagecheck').ag.bind('ag__')`,
+  which makes it the builtin `ag__` (no global of the program).
 """
 
 from stagecheck import ag

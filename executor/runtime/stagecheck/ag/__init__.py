@@ -24,3 +24,20 @@ from stagecheck.ag.exceptions import assert_stmt
 from stagecheck.ag.call_trees import converted_call
 from stagecheck.ag.slices import get_item, set_item
 from stagecheck.ag.lists import list_append, list_pop
+
+
+def bind(name):
+    """Makes these operators reachable from converted code as `name`, a builtin.
+
+    A converted module starts with `__import__('stagecheck').ag.bind('ag__')`
+    (`ag__` unless the program uses that name), which binds no name of the
+    module: its `globals()`, `dir()`, `vars()` and `locals()` are the
+    original's, and `ag__` is found in builtins, where a program's own names
+    of any scope come first. The sandbox restores builtins after every run.
+    """
+    from stagecheck import ag
+    builtins = __builtins__
+    if isinstance(builtins, dict):
+        builtins[name] = ag
+    else:
+        setattr(builtins, name, ag)
