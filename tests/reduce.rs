@@ -94,6 +94,28 @@ fn statements_go_and_blocks_flatten_down_to_what_the_predicate_needs() {
 }
 
 #[test]
+fn a_difference_in_a_literal_the_printer_would_normalise_shrinks() {
+    // Issue 16: every candidate was printed from the tree, where a lone
+    // surrogate is U+FFFD, so no candidate kept the difference.
+    let mut source = String::from("def f(n):\n    total = 0\n");
+    for i in 0..40 {
+        source.push_str(&format!("    total += n * {i}\n    if total > {i}:\n        total -= 1\n"));
+    }
+    source.push_str("    print(\"\\ud800\" == \"\\udfff\")\n    return total\n\n\nprint(f(3))\n");
+    // The finding: the program prints False as written and True printed
+    // from its tree (what the converter did).
+    let mut worker = Worker::new(Config::default());
+    let mut first_line = |s: &str| worker.run(s, "t.py").ok().map(|o| o.stdout.lines().next().unwrap_or("").to_string());
+    let differs = |s: &str| {
+        let reprinted = stagecheck_transformer::syntax::unparse(&parse(s).expect("parses"));
+        first_line(s).as_deref() == Some("False") && first_line(&reprinted).as_deref() == Some("True")
+    };
+    let r = reduce_with(&source, differs);
+    assert!(r.lines_before > 100 && r.lines_after <= 3, "{} lines:\n{}", r.lines_after, r.source);
+    assert!(r.source.contains("\\ud800") || r.source.contains("\\udfff"), "{}", r.source);
+}
+
+#[test]
 fn integers_shrink_to_the_smallest_that_holds() {
     assert_eq!(literals::smaller(Some(1000)), vec![0, 500, 999]);
     assert_eq!(literals::smaller(Some(1)), vec![0]);

@@ -108,7 +108,9 @@ impl Search<'_> {
 
     /// Tests `candidate`; keeps it when smaller and still interesting.
     fn try_candidate(&mut self, candidate: &Suite) -> bool {
-        let text = syntax::unparse(candidate);
+        // Literals as written in the current text, which the tree's ranges
+        // refer to (a literal a pass made has no range: printed from its value).
+        let text = syntax::unparse_from(&self.current, candidate);
         let size = tree::nodes(candidate);
         let smaller = (size, text.len(), text.as_str()) < (self.size, self.current.len(), self.current.as_str());
         let mut h = std::collections::hash_map::DefaultHasher::new();
