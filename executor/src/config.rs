@@ -19,6 +19,11 @@ pub struct Config {
     pub allowed_modules: Vec<String>,
     /// Exposes `__stagecheck_panic__()` to programs (tests of crash handling only).
     pub debug_panic: bool,
+    /// Exposes `__stagecheck_os_probe__(what, arg)` to programs: native code
+    /// that tries to run a command, read or create a file, connect... (tests
+    /// of the worker processes' OS confinement only; `os_probe.rs`).
+    #[serde(default)]
+    pub debug_os_probe: bool,
     /// Prints the traced graphs into each outcome (`Outcome::graph`; default
     /// true). The fuzz loop, which never reads them, turns it off.
     pub keep_graph: bool,
@@ -41,6 +46,7 @@ impl Default for Config {
             stdout_limit: 1 << 20,
             allowed_modules: crate::sandbox::DEFAULT_ALLOWED.iter().map(|s| s.to_string()).collect(),
             debug_panic: false,
+            debug_os_probe: false,
             keep_graph: true,
             gpu_shadow: true,
         }

@@ -54,7 +54,7 @@ impl Executor {
         panics::install_hook();
         let memory_flag = Arc::new(AtomicU8::new(0));
         let (interp, sender, snapshot) =
-            sandbox::build(&config.allowed_modules, config.recursion_limit, config.debug_panic);
+            sandbox::build(&config.allowed_modules, config.recursion_limit, config.debug_panic, config.debug_os_probe);
         let watchdog = Watchdog::new(sender, memory_flag.clone(), config.memory_limit);
         Executor { config, interp, snapshot, watchdog, memory_flag, codes: CodeCache::default(), phases: Phases::default() }
     }

@@ -32,6 +32,7 @@ pub mod config;
 pub mod executor;
 pub mod guards;
 pub mod nesting;
+mod os_probe;
 pub mod outcome;
 #[cfg(feature = "planted-bugs")]
 pub mod planted;

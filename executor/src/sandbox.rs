@@ -107,7 +107,7 @@ impl FunctionState {
 type Attributes = Vec<(&'static PyStrInterned, PyObjectRef)>;
 
 /// Builds a sandboxed interpreter and the sender its watchdog interrupts it through.
-pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool)
+pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool, debug_os_probe: bool)
     -> (Interpreter, UserSignalSender, Snapshot)
 {
     ALLOWED.with(|a| *a.borrow_mut() = allowed.to_vec());
@@ -133,6 +133,9 @@ pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool)
         confine(vm, recursion_limit, debug_panic).expect("sandbox setup cannot fail");
         crate::runtime::install(vm);
         let stand_ins = crate::proxies::install(vm);
+        if debug_os_probe {
+            crate::os_probe::install(vm);
+        }
         #[cfg(feature = "planted-bugs")]
         crate::planted::install(vm);
         Snapshot::take(vm, stand_ins)

@@ -1,11 +1,12 @@
-//! `stagecheck devices`: says which GPU the staged-gpu mode would use, or why there is none.
+//! `stagecheck devices`: says which GPU the staged-gpu mode would use, or why there is none,
+//! and what confines the worker processes that run programs (`src/worker/confine.rs`).
 
 use std::process::ExitCode;
 
 /// `stagecheck devices`: the adapter staged-gpu runs on, or why there is none.
 pub(crate) fn devices() -> ExitCode {
     println!("cpu: the graph executor (ndarray), always");
-    match stagecheck_gpu::Gpu::available() {
+    let code = match stagecheck_gpu::Gpu::available() {
         Ok(gpu) => {
             println!("gpu: {}", gpu.adapter_info());
             ExitCode::SUCCESS
@@ -14,5 +15,10 @@ pub(crate) fn devices() -> ExitCode {
             println!("gpu: none: {why}");
             ExitCode::from(1)
         }
+    };
+    let worker = stagecheck::worker::Worker::new(stagecheck::executor::Config::default());
+    if let Some(confinement) = worker.confinement() {
+        println!("workers: {}", confinement.summary);
     }
+    code
 }

@@ -20,7 +20,13 @@
 //! cycles, and a fresh worker gives the same results (`scripts/rss` follows
 //! the resident sets over a fuzz run). A worker dies with its parent
 //! (`PR_SET_PDEATHSIG`) and leaves no core file. `tests/workers.rs`.
+//!
+//! Before its first run a worker confines itself ([`confine`]: rlimits,
+//! Landlock, seccomp), so that a program that got out of the VM still runs
+//! no command and reads no host file; [`Worker::confinement`] says how.
+//! `STAGECHECK_NO_CONFINE=1` turns that off. `tests/confine.rs`.
 
+pub mod confine;
 pub mod process;
 pub mod protocol;
 pub mod serve;
@@ -71,6 +77,14 @@ impl Worker {
     pub fn pid(&self) -> Option<u32> {
         match &self.backend {
             Backend::Process(p) => p.pid(),
+            Backend::Thread(_) => None,
+        }
+    }
+
+    /// What confines the worker process (None in process, or between workers).
+    pub fn confinement(&self) -> Option<&confine::Confinement> {
+        match &self.backend {
+            Backend::Process(p) => p.confinement(),
             Backend::Thread(_) => None,
         }
     }

@@ -7,7 +7,17 @@
 //! writes use `MSG_NOSIGNAL`, so a dead worker is an error here, never a
 //! SIGPIPE (the CLI keeps SIGPIPE's default for `| head`), and reads take a
 //! timeout. The worker's stderr is kept (its last 4 KiB) for crash messages.
+//!
+//! A worker confines itself before its first run (`confine.rs`), so it opens
+//! the GPU then or never: the first `staged-gpu` run of a worker started
+//! without it replaces that worker by one that opens it, and every worker
+//! started after does too. Its `Ready` says what confines it
+//! ([`Process::confinement`]); a layer the kernel lacks is said once, on this
+//! process's stderr. Besides its resident set, the parent watches a worker's
+//! CPU time: past `confine::CPU_RECYCLE` it is replaced between runs, long
+//! before its `RLIMIT_CPU` would end it in one.
 
+use super::confine::{Confinement, CPU_RECYCLE};
 use super::protocol::{encode, frame_len, Reply, Request};
 use crate::executor::{tensors, worker::GRACE, Config, Limit, Outcome, Phases, SyntaxError, Terminal};
 use std::io::{self, Read};
@@ -16,7 +26,7 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Once};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -28,13 +38,16 @@ const STARTUP: Duration = Duration::from_secs(120);
 /// past which it is replaced between runs (RustPython never frees reference
 /// cycles; a replaced worker gives the same results).
 pub const RECYCLE_GROWTH: u64 = 32 << 20;
-/// Runs between two looks at a worker's resident set.
-const RSS_EVERY: u64 = 8;
+/// Runs between two looks at a worker's resident set and CPU time.
+pub(crate) const LOOK_EVERY: u64 = 8;
 
 pub struct Process {
     config: Config,
     exe: PathBuf,
     live: Option<Live>,
+    /// Whether workers open the GPU before confinement (since the first
+    /// `staged-gpu` run).
+    gpu: bool,
     /// Workers started so far (the first included).
     pub started: u64,
 }
@@ -47,6 +60,7 @@ struct Live {
     stderr_reader: Option<JoinHandle<()>>,
     runs: u64,
     baseline_rss: u64,
+    confinement: Confinement,
 }
 
 /// Why no reply came.
@@ -59,7 +73,7 @@ impl Process {
     /// Starts a worker (waiting until its interpreter is built: a broken
     /// runtime fails here, loudly, not as a crashed run).
     pub fn new(config: Config, exe: PathBuf) -> Process {
-        let mut process = Process { config, exe, live: None, started: 0 };
+        let mut process = Process { config, exe, live: None, gpu: false, started: 0 };
         if let Err(why) = process.start() {
             panic!("the worker process could not start: {why}");
         }
@@ -75,10 +89,17 @@ impl Process {
         self.live.as_ref().map(|l| l.child.id())
     }
 
+    /// What confines the running worker (None between workers).
+    pub fn confinement(&self) -> Option<&Confinement> {
+        self.live.as_ref().map(|l| &l.confinement)
+    }
+
     fn start(&mut self) -> Result<(), String> {
         let (ours, theirs) = UnixStream::pair().map_err(|e| format!("socketpair: {e}"))?;
         let theirs = OwnedFd::from(theirs);
-        let mut child = Command::new(&self.exe)
+        let mut command = Command::new(&self.exe);
+        command.envs(mesa_cache_env());
+        let mut child = command
             .arg(super::SUBCOMMAND)
             .stdin(Stdio::from(theirs.try_clone().map_err(|e| e.to_string())?))
             .stdout(Stdio::from(theirs))
@@ -97,13 +118,28 @@ impl Process {
                 kept.drain(..excess);
             }
         });
-        let mut live =
-            Live { child, socket: ours, buffer: Vec::new(), stderr, stderr_reader: Some(stderr_reader), runs: 0, baseline_rss: 0 };
+        let mut live = Live {
+            child,
+            socket: ours,
+            buffer: Vec::new(),
+            stderr,
+            stderr_reader: Some(stderr_reader),
+            runs: 0,
+            baseline_rss: 0,
+            confinement: Confinement::default(),
+        };
         self.started += 1;
-        let hello = Request::Hello { config: self.config.clone() };
+        let hello = Request::Hello { config: self.config.clone(), gpu: self.gpu };
         let ready = live.send(&hello).and_then(|()| live.receive(Instant::now() + STARTUP));
         match ready {
-            Ok(Reply::Ready) => {
+            Ok(Reply::Ready { confinement }) => {
+                if !confinement.lacking.is_empty() {
+                    static SAID: Once = Once::new();
+                    SAID.call_once(|| {
+                        eprintln!("stagecheck: workers run without {}", confinement.lacking.join("; without "));
+                    });
+                }
+                live.confinement = confinement;
                 live.baseline_rss = live.rss();
                 self.live = Some(live);
                 Ok(())
@@ -118,6 +154,11 @@ impl Process {
     /// replaced, and the run's outcome says what happened to it.
     pub fn run_in(&mut self, source: &str, path: &str, mode: tensors::Mode) -> (Result<Outcome, SyntaxError>, Phases) {
         let clock = Instant::now();
+        if mode == tensors::Mode::StagedGpu && !self.gpu {
+            // This worker is confined without the GPU: its successors open it.
+            self.gpu = true;
+            self.retire();
+        }
         if self.live.is_none() {
             if let Err(why) = self.start() {
                 return (Ok(lost(Terminal::Crashed { message: format!("the worker process could not start: {why}") }, clock)), Phases::default());
@@ -130,12 +171,12 @@ impl Process {
             Ok(Reply::Ran { reply, mut phases }) => {
                 phases.hop = clock.elapsed().saturating_sub(phases.total());
                 live.runs += 1;
-                if live.runs % RSS_EVERY == 0 && live.rss() > live.baseline_rss + RECYCLE_GROWTH {
+                if live.runs % LOOK_EVERY == 0 && (live.rss() > live.baseline_rss + RECYCLE_GROWTH || live.cpu() > CPU_RECYCLE) {
                     self.retire();
                 }
                 (reply, phases)
             }
-            Ok(Reply::Ready) => {
+            Ok(Reply::Ready { .. }) => {
                 let message = self.retire_with("the worker answered a run with Ready".into());
                 (Ok(lost(Terminal::Crashed { message }, clock)), Phases::default())
             }
@@ -166,6 +207,28 @@ impl Drop for Process {
     fn drop(&mut self) {
         self.retire();
     }
+}
+
+/// The environment a worker gets for Mesa's shader cache (lavapipe keeps
+/// compiled kernels there; without it each new worker compiles every kernel
+/// again, `fuzz --gpu` 3x slower). A confined worker opens no file, so the
+/// cache must be one Mesa opens when the GPU is: its single-file cache
+/// (appended through descriptors opened then), in stagecheck's own
+/// directory, which only workers share (a program that got out of one could
+/// write bad kernels there for the others, no further). What the user set
+/// stays.
+fn mesa_cache_env() -> Vec<(&'static str, std::ffi::OsString)> {
+    let set = |name: &str| std::env::var_os(name).is_some();
+    let mut env = Vec::new();
+    if !set("MESA_DISK_CACHE_SINGLE_FILE") && !set("MESA_DISK_CACHE_MULTI_FILE") && !set("MESA_DISK_CACHE_DATABASE") {
+        env.push(("MESA_DISK_CACHE_SINGLE_FILE", "1".into()));
+    }
+    let home = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let cache_home = home("XDG_CACHE_HOME").or_else(|| home("HOME").map(|h| h.join(".cache")));
+    if let (false, Some(cache_home)) = (set("MESA_SHADER_CACHE_DIR"), cache_home) {
+        env.push(("MESA_SHADER_CACHE_DIR", cache_home.join("stagecheck").join("mesa").into_os_string()));
+    }
+    env
 }
 
 /// The outcome of a run whose worker was lost, with the real time it took.
@@ -227,6 +290,18 @@ impl Live {
         let pages: u64 = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
         // SAFETY: sysconf has no preconditions.
         pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(0) as u64
+    }
+
+    /// The CPU time the worker has used (Linux; zero where unknown).
+    fn cpu(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // After the command name (in parentheses, which may hold spaces):
+        // state is field 3, utime and stime fields 14 and 15, in clock ticks.
+        let fields: Vec<&str> = stat.rsplit_once(')').map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+        let ticks: u64 = fields.get(11..13).map_or(0, |f| f.iter().filter_map(|t| t.parse::<u64>().ok()).sum());
+        // SAFETY: sysconf has no preconditions.
+        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+        Duration::from_millis(ticks * 1000 / per_second)
     }
 
     /// Kills the worker (if it still lives), reaps it, and says how it ended:

@@ -2,11 +2,13 @@
 //!
 //! A frame is a 4-byte little-endian length and that many bytes of JSON. The
 //! parent sends a [`Request::Hello`] with the executor's configuration, the
-//! worker answers [`Reply::Ready`] once its interpreter is built, then each
+//! worker answers [`Reply::Ready`] once its interpreter is built and the
+//! worker confined (`confine.rs`), saying how; then each
 //! [`Request::Run`] is answered by one [`Reply::Ran`]. Nothing else crosses
 //! the pipes: the worker's stderr carries only what dies with it (an abort
 //! message, a stack overflow), which the parent keeps for the crash report.
 
+use super::confine::Confinement;
 use crate::executor::{tensors, Config, Outcome, Phases, SyntaxError};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::io::{self, Read, Write};
@@ -16,13 +18,22 @@ pub const MAX_FRAME: usize = 1 << 30;
 
 #[derive(Serialize, Deserialize)]
 pub enum Request {
-    Hello { config: Config },
+    /// `gpu`: open the GPU before confinement (`staged-gpu` runs follow).
+    Hello {
+        config: Config,
+        #[serde(default)]
+        gpu: bool,
+    },
     Run { source: String, path: String, mode: tensors::Mode },
 }
 
 #[derive(Serialize, Deserialize)]
 pub enum Reply {
-    Ready,
+    /// The interpreter is built and the worker confined ([`Confinement`]).
+    Ready {
+        #[serde(default)]
+        confinement: Confinement,
+    },
     Ran {
         reply: Result<Outcome, SyntaxError>,
         phases: Phases,

@@ -2,6 +2,10 @@
 //! [`Executor`] on a thread with RustPython's stack, fed frames from stdin
 //! until it closes. Whatever the program does to this process (a stack
 //! overflow, an abort, a native loop) the parent sees and survives.
+//!
+//! Before its first run the worker confines itself (`confine.rs`): once the
+//! interpreter is built and, when the `Hello` asks for it, the GPU opened
+//! (the Vulkan loader and drivers read files that no run may read).
 
 use super::protocol::{read_frame, write_frame, Reply, Request};
 use crate::executor::{tensors, worker::STACK_SIZE, Executor};
@@ -10,6 +14,7 @@ use std::time::Instant;
 
 /// Serves requests on stdin/stdout; the exit status says how it ended.
 pub fn serve() -> std::process::ExitCode {
+    super::confine::close_inherited();
     // Dies with the parent (a `kill -9` of the fuzz loop leaves no worker
     // behind), and never leaves a core file.
     unsafe {
@@ -36,13 +41,19 @@ pub fn serve() -> std::process::ExitCode {
 fn serve_on_this_thread() -> io::Result<()> {
     let mut input = BufReader::new(io::stdin().lock());
     let mut output = BufWriter::new(io::stdout().lock());
-    let config = match read_frame(&mut input)? {
-        Some(Request::Hello { config }) => config,
+    let (config, gpu) = match read_frame(&mut input)? {
+        Some(Request::Hello { config, gpu }) => (config, gpu),
         Some(_) => return Err(io::Error::other("the first request must be Hello")),
         None => return Ok(()),
     };
     let mut executor = Executor::new(config);
-    write_frame(&mut output, &Reply::Ready)?;
+    if gpu {
+        // Now or never: no run may read the driver's files. (Without an
+        // adapter, `modes::available` refuses staged-gpu before any run.)
+        let _ = stagecheck_gpu::shared();
+    }
+    let confinement = super::confine::confine(executor.config());
+    write_frame(&mut output, &Reply::Ready { confinement })?;
     while let Some(request) = read_frame(&mut input)? {
         let Request::Run { source, path, mode } = request else {
             return Err(io::Error::other("Hello sent twice"));
