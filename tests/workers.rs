@@ -76,7 +76,9 @@ fn a_panic_at_teardown_is_a_crash_with_the_stdout_so_far() {
     // error reported as unraisable) or its panic is this run's crash; never
     // a time limit, and never without what the program printed.
     assert!(matches!(outcome.terminal, Terminal::Completed | Terminal::Crashed { .. }), "{outcome}");
-    assert_eq!(outcome.stdout, "done\n", "{outcome}");
+    // Completed, the finalizer's exception is reported after it on the
+    // program's stderr (captured with stdout), as CPython reports it.
+    assert!(outcome.stdout.starts_with("done\n"), "{outcome}");
     assert!(outcome.micros < 1_000_000, "the real time, not the limit: {} us", outcome.micros);
 }
 

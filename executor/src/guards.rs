@@ -17,9 +17,8 @@
 //! bytes and bytearray (their entries in the type's dict wrapped by a method
 //! that checks the size, then calls the original). [`install`] runs before
 //! every run: the slots were seen back at their originals after an
-//! interpreter was dropped. Known unguarded: a format width
-//! (`f'{1:{10**11}}'`, `'%*d' % (10**11, 1)`), which in a worker process
-//! (`src/worker/`) is a `crashed` run.
+//! interpreter was dropped. (Format widths need no guard: RustPython caps
+//! them or raises.)
 
 use crate::alloc::Budget;
 use rustpython_vm::{

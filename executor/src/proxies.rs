@@ -16,6 +16,9 @@
 //! [`THREAD`], [`WARNINGS`]), copied from the real one. The VM keeps the real
 //! modules for itself (`vm.sys_module`); the stand-ins' dicts are restored
 //! after every run like the other shared dicts (`crate::sandbox::Snapshot`).
+//! Codec registration (`codecs.register`) is removed ([`REMOVED`]): the
+//! registry is the VM's, not the run's, so a search function of one run
+//! would run in the next.
 //!
 //! The interpreter is also marked finalizing: an exception in a finalizer
 //! (`__del__`) or a weakref callback is then written as one line to the
@@ -56,6 +59,14 @@ fn excepthook(_type: PyObjectRef, value: PyObjectRef, _traceback: PyObjectRef, v
     Ok(())
 }
 
+/// Names removed from modules a program reaches: codec registration would
+/// outlive the run (the VM's codec registry is not per run), so a search
+/// function of one run would run in the next.
+pub const REMOVED: &[(&str, &[&str])] = &[
+    ("codecs", &["register", "register_error", "unregister"]),
+    ("_codecs", &["register", "register_error", "unregister"]),
+];
+
 /// Replaces the reachable `sys`, `_imp`, `_thread` and `_warnings` with
 /// stand-ins and marks the interpreter finalizing. Returns the stand-ins'
 /// dicts (to be restored after every run).
@@ -86,6 +97,13 @@ pub fn install(vm: &VirtualMachine) -> Vec<PyDictRef> {
         let stand_in = vm.new_module(name, dict.clone(), None);
         dicts.push(dict);
         replaced.push((real, stand_in.into()));
+    }
+    for (module, names) in REMOVED {
+        if let Some(dict) = modules.get_item(*module, vm).ok().and_then(|m| m.dict()) {
+            for name in *names {
+                let _ = dict.del_item(*name, vm);
+            }
+        }
     }
     for (_, module) in modules.items_vec() {
         let Some(module) = module.downcast_ref::<PyModule>() else { continue };

@@ -109,6 +109,12 @@ fn watch(shared: &Arc<Shared>, sender: &UserSignalSender, memory_limit: usize) {
                 return Ok(());
             }
             match action {
+                // Already unwinding (a finalizer runs as a limit's panic drops
+                // a frame): a second panic would abort the process. An
+                // exception ends the finalizer instead; the unwinding goes on.
+                Action::End(limit) if std::thread::panicking() => {
+                    Err(vm.new_runtime_error(format!("stagecheck: {limit} reached during a finalizer")))
+                }
                 Action::End(limit) => std::panic::panic_any(LimitPanic(limit)),
                 Action::MemoryError => Err(vm.new_memory_error(format!(
                     "stagecheck: run exceeded its memory limit of {} MiB",

@@ -332,3 +332,112 @@ fn poisoned_runtime_state_does_not_reach_the_next_run() {
     }
     still_alive(&mut w);
 }
+
+// ---- 6. frames, tracebacks, finalizers, builtins' types, codecs ----------
+
+/// Frames reached through tracebacks and generators lead to no module with
+/// `sys.modules`, and `f_trace` set on one traces nothing, then or later.
+#[test]
+fn frames_and_tracebacks_lead_nowhere() {
+    let mut w = Worker::new(Config::default());
+    let out = run(
+        &mut w,
+        "from stagecheck.ag import control_flow as cf
+found = []
+def look(fr):
+    while fr is not None:
+        for k, v in list(fr.f_globals.items()) + list(fr.f_locals.items()):
+            if type(v).__name__ == 'module' and hasattr(v, 'modules'):
+                found.append(k)
+        fr.f_trace = lambda *a: print('traced')
+        fr = fr.f_back
+def body():
+    try:
+        1/0
+    except Exception as e:
+        look(e.__traceback__.tb_frame)
+cf.if_stmt(True, body, body, None, None, (), 0)
+def gen():
+    yield 1
+g = gen()
+look(g.gi_frame)
+print(found)
+",
+    );
+    assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
+    assert_eq!(out.stdout, "[]\n");
+    let out = run(&mut w, CONVERTED_IF);
+    assert_eq!(out.stdout, "1 2\n");
+    for attack in ["sys._getframe", "sys.settrace", "sys.monitoring"] {
+        let out = run(&mut w, &format!("{FROZEN_GLOBALS}G['{}'].{}", &attack[..3], &attack[4..]));
+        assert_raised(&out, "AttributeError", &attack[4..]);
+    }
+    still_alive(&mut w);
+}
+
+#[test]
+fn pickling_protocol_and_builtin_types_are_closed() {
+    let mut w = Worker::new(Config::default());
+    for (attack, exc_type) in [
+        ("(1).__reduce_ex__(2)", "ImportError"),
+        ("object().__reduce_ex__(2)", "ImportError"),
+        ("object.__setattr__(int, 'bit_length', 1)", "AttributeError"),
+        ("type.__setattr__(int, 'bit_length', 1)", "TypeError"),
+        ("type.__setattr__(type(print), '__call__', 1)", "TypeError"),
+        ("int.__repr__ = lambda s: 'x'", "TypeError"),
+        ("class A:\n    pass\nA().__class__ = int", "TypeError"),
+        ("(1).__class__ = bool", "TypeError"),
+        ("type.__dict__['__subclasses__'].__set__(int, 1)", "AttributeError"),
+    ] {
+        let out = run(&mut w, attack);
+        match &out.terminal {
+            Terminal::Raised { exc_type: t, .. } if t == exc_type => {}
+            other => panic!("{attack}: expected {exc_type}, got {other}"),
+        }
+        still_alive(&mut w);
+    }
+    let out = run(&mut w, "print(repr(1), int(2).bit_length())");
+    assert_eq!(out.stdout, "1 2\n");
+}
+
+/// A finalizer at teardown runs inside the watched window: one that
+/// allocates without bound meets the memory limit, one that never ends the
+/// time limit, one that raises is reported as CPython does.
+#[test]
+fn finalizers_at_teardown_are_bounded() {
+    let mut w = Worker::new(Config { memory_limit: 64 << 20, time_limit: std::time::Duration::from_millis(500), ..Config::default() });
+    for (attack, expected) in [
+        ("class A:\n    def __del__(self):\n        l = []\n        while True:\n            l.append([0] * 1000)\na = A()\nprint('body done')", "memory"),
+        ("class A:\n    def __del__(self):\n        while True:\n            pass\na = A()\nprint('body done')", "time"),
+        ("class A:\n    def __del__(self):\n        raise ValueError('in del')\na = A()\nprint('body done')", "reported"),
+    ] {
+        let started = std::time::Instant::now();
+        let out = run(&mut w, attack);
+        assert!(out.stdout.starts_with("body done\n"), "{attack}: {out}");
+        match expected {
+            "memory" => assert!(
+                out.stdout.contains("MemoryError") || matches!(out.terminal, Terminal::Diverged { .. }),
+                "{attack}: {out}"
+            ),
+            "time" => assert!(matches!(out.terminal, Terminal::Diverged { .. }), "{attack}: {out}"),
+            _ => assert!(out.stdout.contains("ValueError: in del"), "{attack}: {out}"),
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{attack}");
+        still_alive(&mut w);
+    }
+}
+
+/// A codec search function registered by one run would run in the next
+/// (the registry is the VM's): registration is gone.
+#[test]
+fn codec_registration_is_gone() {
+    let mut w = Worker::new(Config::default());
+    let out = run(
+        &mut w,
+        &format!("{FROZEN_GLOBALS}cod = [c for c in ALL if repr(c) == \"<class 'codecs.CodecInfo'>\"][0]\ncod.__new__.__globals__['register'](print)\n"),
+    );
+    assert_raised(&out, "KeyError", "register");
+    let out = run(&mut w, "try:\n    'x'.encode('nosuch')\nexcept LookupError as e:\n    print(e)");
+    assert_eq!(out.stdout, "unknown encoding: nosuch\n");
+    still_alive(&mut w);
+}
