@@ -185,3 +185,32 @@ fn set_order_is_known_but_reordered_output_is_a_difference() {
         assert!(verdict(rust, cpython).is_finding(), "{rust:?} vs {cpython:?}");
     }
 }
+
+/// The wrapper's importer is Python code, so a program reaches the real
+/// `os` through its globals; the OS (Landlock, src/cpython/confine.rs) still
+/// stops it from running a command, reading a host file or writing one.
+#[test]
+fn the_cpython_oracle_runs_confined() {
+    let marker = std::env::temp_dir().join(format!("stagecheck-cpython-escape-{}", std::process::id()));
+    let secret = std::env::temp_dir().join(format!("stagecheck-cpython-secret-{}", std::process::id()));
+    std::fs::write(&secret, "the host's secret\n").unwrap();
+    let _ = std::fs::remove_file(&marker);
+    let source = format!(
+        "os = __import__.__globals__['builtins'].__import__('os')\nprint('os reached', hasattr(os, 'system'))\n\
+         status = os.system('echo pwned > {marker}')\nprint('system returned', status != 0)\n\
+         try:\n    print(os.read(os.open({secret:?}, os.O_RDONLY), 100).decode())\nexcept OSError as e:\n    print('read refused', type(e).__name__)\n\
+         try:\n    os.open({written:?}, os.O_WRONLY | os.O_CREAT)\nexcept OSError as e:\n    print('write refused', type(e).__name__)\n",
+        marker = marker.display(),
+        secret = secret.display().to_string(),
+        written = format!("{}.w", marker.display()),
+    );
+    let path = program("escape.py", &source);
+    let (_, doc) = check(&path);
+    let stdout = doc["cpython"]["run"]["outcome"]["stdout"].as_str().unwrap_or_default().to_string();
+    assert!(stdout.contains("os reached True"), "the escape itself still works in the wrapper: {doc}");
+    assert!(!marker.exists(), "a command ran: {stdout}");
+    assert!(!stdout.contains("the host's secret"), "a host file was read: {stdout}");
+    assert!(stdout.contains("read refused PermissionError") && stdout.contains("write refused PermissionError"), "{stdout}");
+    assert!(!std::path::Path::new(&format!("{}.w", marker.display())).exists());
+    let _ = std::fs::remove_file(&secret);
+}

@@ -43,6 +43,8 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod confine;
+
 const WRAPPER: &str = include_str!("wrapper.py");
 
 /// A Python interpreter to compare with.
@@ -51,6 +53,11 @@ pub struct Python {
     pub program: String,
     /// `sys.version`'s first word, e.g. `3.11.7`.
     pub version: String,
+    /// The interpreter itself (`sys.executable`: `program` may be a
+    /// launcher script, such as pyenv's shims), run directly.
+    pub executable: std::path::PathBuf,
+    /// `sys.prefix` and `sys.base_prefix`: where its library is read from.
+    pub prefixes: Vec<std::path::PathBuf>,
 }
 
 impl Python {
@@ -58,21 +65,29 @@ impl Python {
     pub fn find() -> Result<Python, String> {
         let program = std::env::var("STAGECHECK_PYTHON").unwrap_or_else(|_| "python3".into());
         let out = Command::new(&program)
-            .args(["-S", "-c", "import sys; print(sys.version.split()[0])"])
+            .args(["-S", "-c", "import sys; print(sys.version.split()[0]); print(sys.executable); print(sys.prefix); print(sys.base_prefix)"])
             .output()
             .map_err(|e| format!("--oracle cpython: cannot run {program}: {e}"))?;
         if !out.status.success() {
             return Err(format!("--oracle cpython: {program} failed: {}", String::from_utf8_lossy(&out.stderr)));
         }
-        Ok(Python { program, version: String::from_utf8_lossy(&out.stdout).trim().to_string() })
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let mut lines = text.lines().map(str::trim);
+        let version = lines.next().unwrap_or_default().to_string();
+        let executable = lines.next().filter(|e| !e.is_empty()).map(|e| std::fs::canonicalize(e).unwrap_or_else(|_| e.into()));
+        let executable = executable.ok_or_else(|| format!("--oracle cpython: {program} does not say where its interpreter is"))?;
+        let prefixes = lines.map(std::path::PathBuf::from).filter(|p| p.is_absolute()).collect();
+        Ok(Python { program, version, executable, prefixes })
     }
 
     /// Runs `source` (named `path`) under CPython within `limits`' time and memory.
     pub fn run(&self, source: &str, path: &str, limits: &ExecConfig) -> CpythonRun {
         let memory = 2 * limits.memory_limit as u64 + (256 << 20);
         let cpu = limits.time_limit.as_secs() + 2;
-        let child = Command::new(&self.program)
-            .args(["-S", "-B", "-c", WRAPPER, path])
+        let mut command = Command::new(&self.executable);
+        confine::apply(&mut command, confine::ruleset(&self.executable, &self.prefixes));
+        let child = command
+            .args(["-s", "-S", "-B", "-c", WRAPPER, path])
             .args([limits.stdout_limit.to_string(), memory.to_string(), cpu.to_string()])
             .env("PYTHONHASHSEED", "0")
             .env("PYTHONIOENCODING", "utf-8")
