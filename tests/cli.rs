@@ -1,5 +1,7 @@
 //! The `stagecheck` binary: outputs and exit codes.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -8,11 +10,7 @@ fn stagecheck(args: &[&str]) -> Output {
 }
 
 fn program(name: &str, text: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stagecheck-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+    common::program("cli", name, text)
 }
 
 fn text(b: &[u8]) -> String {

@@ -4,15 +4,13 @@
 //! finding; known wordings are normalised and named; tensor programs are
 //! skipped with their reason.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn program(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stagecheck-cpython-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write program");
-    path
+    common::program("cpython-test", name, text)
 }
 
 fn check(path: &PathBuf) -> (Output, serde_json::Value) {

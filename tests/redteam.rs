@@ -4,6 +4,8 @@
 //! run), the worker must live on, and the next run must be normal. The
 //! in-process attacks are in `executor/tests/redteam.rs`.
 
+mod common;
+
 use stagecheck::executor::{Config, Terminal};
 use stagecheck::worker::Worker;
 use std::path::PathBuf;
@@ -23,11 +25,7 @@ fn still_alive(w: &mut Worker, pid: Option<u32>) {
 }
 
 fn program(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stagecheck-redteam-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+    common::program("redteam", name, text)
 }
 
 fn stagecheck_run(path: &PathBuf) -> std::process::Output {

@@ -2,6 +2,8 @@
 //! that runs it, the `stagecheck` process lives on, says what happened, and
 //! the next run gets a fresh worker.
 
+mod common;
+
 use stagecheck::executor::{Config, Limit, Terminal};
 use stagecheck::worker::Worker;
 use std::path::PathBuf;
@@ -24,11 +26,7 @@ fn stagecheck(args: &[&str]) -> Output {
 }
 
 fn program(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stagecheck-workers-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+    common::program("workers", name, text)
 }
 
 fn alive(pid: u32) -> bool {

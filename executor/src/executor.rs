@@ -194,7 +194,7 @@ fn raised(vm: &VirtualMachine, exc: &PyBaseExceptionRef, path: &str) -> Terminal
         traceback.extend(tail);
     }
     let line = traceback.iter().rev().find(|f| f.file == path).map(|f| f.line);
-    let refusal = exc_type == "StagingError" && crate::tensors::is_staging_error(vm, exc);
+    let refusal = exc_type == "StagingError" && crate::tensors::is_staging_error(exc);
     Terminal::Raised {
         refusal,
         exc_type,

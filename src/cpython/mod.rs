@@ -365,7 +365,7 @@ pub fn compare(rustpython: &Outcome, cpython: &CpythonRun) -> CpythonVerdict {
     }
     // The VM sandbox refuses what CPython allows: creating or replacing code
     // objects (issue 24).
-    if matches!(a, Terminal::Raised { exc_type, message, .. } if exc_type == "RuntimeError" && message.contains("sandbox"))
+    if matches!(a, Terminal::Raised { exc_type, message, .. } if exc_type == "RuntimeError" && message == crate::executor::bytecode::REFUSED)
         && !raised(b, "RuntimeError")
     {
         return CpythonVerdict::Known { reason: "refused by the sandbox (code objects)" };

@@ -53,8 +53,7 @@ impl Signature {
         // FNV-1a over the detail, or the constructs where there is none:
         // stable across runs and platforms.
         let mut h: u32 = 0x811C_9DC5;
-        let detail = [self.detail.clone()];
-        let keys = if self.detail.is_empty() { &self.constructs[..] } else { &detail[..] };
+        let keys = if self.detail.is_empty() { &self.constructs[..] } else { std::slice::from_ref(&self.detail) };
         for c in keys {
             for b in c.bytes().chain([0u8]) {
                 h ^= b as u32;

@@ -56,6 +56,9 @@ struct Live {
     child: Child,
     socket: UnixStream,
     buffer: Vec<u8>,
+    /// Where each read from the socket lands (one allocation per worker,
+    /// not one per reply).
+    chunk: Box<[u8]>,
     stderr: Arc<Mutex<Vec<u8>>>,
     stderr_reader: Option<JoinHandle<()>>,
     runs: u64,
@@ -122,6 +125,7 @@ impl Process {
             child,
             socket: ours,
             buffer: Vec::new(),
+            chunk: vec![0u8; 64 << 10].into_boxed_slice(),
             stderr,
             stderr_reader: Some(stderr_reader),
             runs: 0,
@@ -267,16 +271,15 @@ impl Live {
     }
 
     fn fill(&mut self, want: usize, deadline: Instant) -> Result<(), Stop> {
-        let mut chunk = vec![0u8; 64 << 10];
         while self.buffer.len() < want {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(Stop::Timeout);
             }
             self.socket.set_read_timeout(Some(left)).map_err(|e| Stop::Dead(e.to_string()))?;
-            match self.socket.read(&mut chunk) {
+            match self.socket.read(&mut self.chunk) {
                 Ok(0) => return Err(Stop::Dead("the worker closed its output".into())),
-                Ok(n) => self.buffer.extend_from_slice(&chunk[..n]),
+                Ok(n) => self.buffer.extend_from_slice(&self.chunk[..n]),
                 Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => {}
                 Err(e) => return Err(Stop::Dead(format!("reading from the worker: {e}"))),
             }

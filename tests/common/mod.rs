@@ -1,8 +1,9 @@
-//! Helpers shared by the reducer's tests (tests/reduce.rs, tests/planted.rs).
+//! Helpers shared by the root crate's integration tests (the reducer's,
+//! the CLI's, the workers', the CPython oracle's, the red team's).
 
 #![allow(dead_code)] // each test crate uses some of these
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Runs the `# replay:` command of a reduced program's header
@@ -33,4 +34,14 @@ pub fn kind_and_mode(check_json: &[u8]) -> (String, String) {
 /// Lines neither blank nor comments.
 pub fn code_lines(text: &str) -> usize {
     text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).count()
+}
+
+/// Writes `text` as `name` in a temporary directory of the test binary's
+/// own (`stagecheck-<group>-<pid>`), and gives its path.
+pub fn program(group: &str, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stagecheck-{group}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write the program");
+    path
 }

@@ -257,6 +257,6 @@ fn element_values(v: &stagecheck_graph::Value) -> crate::Value {
 
 /// Whether `exc` is an instance of the runtime's own `StagingError` class
 /// (the class itself: a program's exception of the same name is not).
-pub fn is_staging_error(_vm: &VirtualMachine, exc: &rustpython_vm::builtins::PyBaseExceptionRef) -> bool {
+pub fn is_staging_error(exc: &rustpython_vm::builtins::PyBaseExceptionRef) -> bool {
     RUNTIME.with(|r| r.borrow().as_ref().is_some_and(|r| exc.class().as_object().is(&r.staging_error)))
 }
