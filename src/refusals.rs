@@ -25,6 +25,7 @@ const fn staging(pattern: &'static str, why: &'static str, example: Option<&'sta
 
 const UNSTAGEABLE: &str = "the original's meaning depends on a Python value the graph cannot carry or a side effect it would run once per trace";
 const NOT_YET: &str = "not staged yet: refused rather than staged wrong";
+const UNGUARDABLE: &str = "a trace is reused only while every Python value it read is unchanged (executor/src/tensors/guards.rs); this one cannot be checked without running user code, or is too large to check at every call";
 const DTYPE: &str = "a graph value has one dtype and shape; the original changes it";
 
 /// The table. Order does not matter; [`intended`] takes the first match.
@@ -74,6 +75,12 @@ pub const INTENDED: &[Intended] = &[
     staging("* of a symbolic tensor: its value is not known while tracing", UNSTAGEABLE, Some("corpus/staged/staging_errors/011_python_float_of_symbolic.py")),
     staging("iterating over a symbolic tensor in Python*", UNSTAGEABLE, Some("corpus/staged/staging_errors/014_comprehension_over_symbolic.py")),
     staging("indexing with a symbolic tensor is supported for one scalar index only*", NOT_YET, None),
+    staging(
+        "the trace of '*' reads *: it cannot be guarded without running its code, so a later change could not be seen",
+        UNGUARDABLE,
+        Some("corpus/staged/staging_errors/016_unguardable_read.py"),
+    ),
+    staging("the trace of '*' reads more Python state than can be guarded*", UNGUARDABLE, None),
     staging("sc.print of a symbolic tensor is not staged yet", NOT_YET, None),
     staging("a symbolic tensor used after its trace ended", UNSTAGEABLE, None),
     staging("a symbolic tensor of another trace is used in '*'*", NOT_YET, None),

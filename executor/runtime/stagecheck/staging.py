@@ -2,13 +2,15 @@
 implementations of the control-flow operators build cond and while nodes.
 
 In the original and unstaged modes `sc.function` is the identity. In the
-staged mode a call looks up its trace cache, keyed by the dtypes and shapes
-of its tensor arguments, the values of its other arguments and the
-signatures of the tensors the function reads from globals and closures;
-on a miss it traces: tensor arguments become placeholders, the tensors it
-reads from globals and closures become placeholders too (read again at
-every call, so rebinding them is seen), and Python control flow runs now,
-leaving no node (seed 000 fig. 1b). The graph then runs on the executor
+staged mode a call looks up its trace cache, keyed by its arguments (the
+dtypes and shapes of its tensors, the values of its scalars, the identity
+of anything else: executor/src/tensors/call_key.rs), and reuses the first
+trace of the key whose guards hold (every Python value the trace could
+have read is unchanged: guards.rs, `_Guards` below); otherwise it traces:
+tensor arguments become placeholders, the tensors it reaches at globals
+and closure cells become placeholders too (read again at every call, so
+rebinding them is seen), and Python control flow runs now, leaving no node
+(seed 000 fig. 1b). The graph then runs on the executor
 (executor/src/tensors/, graph/). A call made while tracing another function
 becomes a call node (composition; recursion on a staged condition).
 
@@ -363,8 +365,11 @@ def compare(result, right, rest):
 
 
 def check_side_effect(f):
-    """Called by converted_call: Python side effects cannot be staged inside
+    """Called by converted_call while tracing: the callee joins the guards
+    of the traces in progress; Python side effects cannot be staged inside
     staged control flow (they would run once per trace)."""
+    if _Guards.stack:
+        _record_call(f)
     if _SideEffects.depth == 0:
         return
     if f is print:
@@ -489,9 +494,11 @@ def _eager_for(iter_, extra_test, body):
 
 
 # ---------------------------------------------------------------------------
-# sc.function
+# Trace guards (executor/src/tensors/guards.rs says what and why)
 
 def _code_names(code, out):
+    """The names `code` (nested code included) may read: globals, builtins
+    and attributes."""
     out.update(code.co_names)
     for c in code.co_consts:
         if hasattr(c, 'co_names'):
@@ -499,8 +506,365 @@ def _code_names(code, out):
     return out
 
 
-_SCALARS = (int, float, bool, str, type(None))
+_MISSING = object()
+_FunctionType = type(_code_names)
+_ModuleType = type(_n)
+_MethodType = type(_Tensors([]).rebuild)
+_EXACT = frozenset([int, float, bool, str, bytes, complex, type(None), type(Ellipsis), type(NotImplemented), range, slice])
+# The scalars the call key writes by value (call_key.rs).
+_KEYED = frozenset([int, float, bool, str, type(None)])
+_WRAPPERS = {property: ('fget', 'fset', 'fdel'), staticmethod: ('__func__',), classmethod: ('__func__',)}
+# Class attributes every class has, never read by a trace as data.
+_CLASS_BOOKKEEPING = frozenset(['__module__', '__qualname__', '__doc__', '__dict__', '__weakref__'])
 
+
+class _Slots:
+    __slots__ = ('slot',)
+
+
+# Immutable objects of the interpreter's own types, guarded by identity.
+_IDENTITY = frozenset([type(len), type([].append), type(list.append), type(object.__init__),
+                       type(object().__str__), type(dict.fromkeys), type(_Slots.__dict__['slot']),
+                       type(type.__dict__['__dict__']), type(_code_names.__code__)])
+
+
+class _Runtime:
+    """The runtime's own namespaces and classes, found before any program
+    runs (`_load`, at the end of this module): the runtime's functions are
+    guarded by identity, not walked."""
+    namespaces = frozenset()
+    classes = frozenset()
+
+    @classmethod
+    def _load(cls, namespace):
+        from stagecheck import ag
+        modules = [_n, ag, _t, _dispatch]
+        modules.extend(v for v in ag.__dict__.values() if type(v) is _ModuleType)
+        dicts = [m.__dict__ for m in modules] + [namespace]
+        cls.namespaces = frozenset(id(d) for d in dicts)
+        cls.classes = frozenset(v for d in dicts for v in d.values() if isinstance(v, type) and _n.is_heap_type(v))
+
+
+def _user_class(c):
+    return _n.is_heap_type(c) and c not in _Runtime.classes
+
+
+def _builtins_of(g):
+    b = g.get('__builtins__')
+    if type(b) is _ModuleType:
+        return _n.instance_dict(b)
+    return b if type(b) is dict else None
+
+
+class _Guards:
+    """The guards of one trace under construction: a walk over everything
+    the trace can reach by name (see guards.rs), as specs for
+    `_n.guards`: `(access, parent, key, check, expected, text)`. The eager
+    tensors found at a global or a closure cell when the trace begins are
+    its captured inputs (`captured`): swapped for placeholders while it runs,
+    read again at every call."""
+
+    LIMIT = 4096
+    DEPTH = 64
+    # The collectors of the traces in progress, innermost last: a call made
+    # while tracing is reported to every one (an outer trace guards what its
+    # inner traces read).
+    stack = []
+    # Set by a planted bug (executor/src/planted.rs): an access kind whose
+    # guards check nothing.
+    planted_drop = None
+
+    def __init__(self, function, args, kwargs):
+        self.owner = function.__name__
+        self.specs = []
+        self.captured = []        # (kind, holder, key, tensor): 'global' (dict, name) or 'cell' (cell, None)
+        self.capturing = True
+        self.depth = 0
+        self.names = set()
+        self.new_names = set()
+        self.named = []           # (kind, index, obj, text)
+        self.named_ids = set()
+        self.seen = {}            # id -> index of the guard that checked the object whole
+        self.keep = []            # objects whose ids are in `seen`
+        self.walked = set()       # ids of functions walked with their cells and defaults
+        self.called_ids = set()
+        self.roots = set()
+        f = function.python_function
+        i = self._whole(f, self._spec('const', None, f, 'any', None, function.__name__))
+        self._function(i, f, function.__name__)
+        for j, a in enumerate(args):
+            self._arg('arg', None, j, a, 'argument %d' % (j + 1))
+        for k in sorted(kwargs):
+            self._arg('kwarg', None, k, kwargs[k], 'argument ' + k)
+        self._settle()
+        self.capturing = False
+
+    # -- specs ------------------------------------------------------------
+
+    def _spec(self, access, parent, key, check, expected, text):
+        if len(self.specs) >= self.LIMIT:
+            raise StagingError("the trace of '%s' reads more Python state than can be guarded (over %d values, at %s)"
+                               % (self.owner, self.LIMIT, text))
+        if access == _Guards.planted_drop and check != 'tensor':
+            check, expected = 'any', None
+        self.specs.append((access, parent, key, check, expected, text))
+        return len(self.specs) - 1
+
+    def _refuse(self, text, why):
+        raise StagingError("the trace of '%s' reads %s, %s: it cannot be guarded without running its code, "
+                           "so a later change could not be seen" % (self.owner, text, why))
+
+    def _guard(self, access, parent, key, v, text):
+        """A guard on `v`, found at (access, parent, key), then its parts."""
+        t = type(v)
+        if t in _EXACT:
+            self._spec(access, parent, key, 'eq', (t, v), text)
+            return
+        if t is Tensor and self.capturing and access in ('global', 'cell'):
+            # A trace input: the placeholder's signature, the handle passed on.
+            self._spec(access, parent, key, 'tensor', _signature(v), text)
+            self.captured.append((access, key[0] if access == 'global' else key, key[1] if access == 'global' else None, v))
+            return
+        if id(v) in self.seen:
+            i = self._spec(access, parent, key, 'is', v, text)
+            if t is _FunctionType and id(v) not in self.walked:
+                self._function(i, v, text)
+            return
+        if t is Tensor or t in _IDENTITY or (t in _Runtime.classes and t is not Function and t is not _BoundFunction):
+            self._spec(access, parent, key, 'is', v, text)
+            return
+        self.depth += 1
+        if self.depth > self.DEPTH:
+            self._refuse(text, 'nested more than %d deep' % self.DEPTH)
+        try:
+            self._parts(access, parent, key, v, t, text)
+        finally:
+            self.depth -= 1
+
+    def _parts(self, access, parent, key, v, t, text):
+        if t is tuple or t is list:
+            i = self._whole(v, self._spec(access, parent, key, 'seq', (t, len(v)), 'len(%s)' % text))
+            for j, x in enumerate(v):
+                self._guard('item', i, j, x, '%s[%d]' % (text, j))
+        elif t is dict:
+            keys = list(v)
+            for k in keys:
+                if type(k) not in _EXACT:
+                    self._refuse(text, 'a dict with a key of type %s' % type(k).__name__)
+            i = self._whole(v, self._spec(access, parent, key, 'dict', keys, '%s.keys()' % text))
+            for k in keys:
+                self._guard('key', i, k, v[k], '%s[%r]' % (text, k))
+        elif t is set or t is frozenset:
+            for x in v:
+                if type(x) not in _EXACT:
+                    self._refuse(text, 'a set with an element of type %s' % type(x).__name__)
+            self._whole(v, self._spec(access, parent, key, 'eq', (t, frozenset(v)), text))
+        elif t is _ModuleType:
+            i = self._whole(v, self._spec(access, parent, key, 'is', v, text))
+            if id(_n.instance_dict(v)) not in _Runtime.namespaces:
+                self._named('attrs', i, v, text)
+        elif t is _FunctionType:
+            i = self._whole(v, self._spec(access, parent, key, 'is', v, text))
+            self._function(i, v, text)
+        elif isinstance(v, type):
+            i = self._whole(v, self._spec(access, parent, key, 'is', v, text))
+            self._class(i, v, text)
+        elif t is _MethodType:
+            i = self._whole(v, self._spec(access, parent, key, 'is', v, text))
+            self._guard('field', i, '__func__', v.__func__, text + '.__func__')
+            self._guard('field', i, '__self__', v.__self__, text + '.__self__')
+        elif t in _WRAPPERS:
+            i = self._whole(v, self._spec(access, parent, key, 'is', v, text))
+            for name in _WRAPPERS[t]:
+                self._guard('field', i, name, getattr(v, name), '%s.%s' % (text, name))
+        elif t is Function or t is _BoundFunction:
+            i = self._whole(v, self._spec(access, parent, key, 'is', v, text))
+            d = _n.instance_dict(v)
+            for name in (('python_function',) if t is Function else ('_function', '_obj')):
+                self._guard('attr', i, name, d[name], '%s.%s' % (text, name))
+        elif _user_class(t):
+            self._instance(access, parent, key, v, text)
+        else:
+            self._refuse(text, 'a %s' % t.__name__)
+
+    def _whole(self, v, i):
+        self.seen[id(v)] = i
+        self.keep.append(v)
+        return i
+
+    def _arg(self, access, parent, key, v, text):
+        """An argument: the call key holds its tensors' signatures, its
+        scalars and the identity of anything else; guards hold the rest."""
+        t = type(v)
+        if t is Tensor or t in _KEYED:
+            return
+        if t is tuple or t is list:
+            i = self._spec(access, parent, key, 'any', None, text)
+            for j, x in enumerate(v):
+                self._arg('item', i, j, x, '%s[%d]' % (text, j))
+            return
+        self._guard(access, parent, key, v, text)
+
+    def _class(self, i, cls, text):
+        """A class: all its attributes (its methods may run implicitly)."""
+        if not _user_class(cls):
+            return
+        if type(cls) is not type:
+            self._refuse(text, 'a class with the metaclass %s' % type(cls).__name__)
+        done = set(_CLASS_BOOKKEEPING)
+        for c in cls.__mro__:
+            if not _user_class(c):
+                continue
+            for name in list(c.__dict__):
+                if name not in done:
+                    done.add(name)
+                    self._guard('cattr', i, name, self._class_lookup(cls, name), '%s.%s' % (text, name))
+
+    @staticmethod
+    def _class_lookup(cls, name):
+        for c in cls.__mro__:
+            d = c.__dict__
+            if name in d:
+                return d[name]
+        return _MISSING
+
+    def _instance(self, access, parent, key, v, text):
+        cls = type(v)
+        for c in cls.__mro__:
+            if c is not object and not _user_class(c):
+                self._refuse(text, 'an instance of %s, a subclass of %s' % (cls.__name__, c.__name__))
+        if _n.instance_dict(v) is None:
+            self._refuse(text, 'an instance of %s without a __dict__' % cls.__name__)
+        i = self._whole(v, self._spec(access, parent, key, 'type', cls, 'type(%s)' % text))
+        self._guard('class', i, None, cls, 'type(%s)' % text)
+        self._named('instance', i, v, text)
+
+    def _function(self, i, f, text):
+        """A function at guard `i`: what its code may read, its cells,
+        defaults and attributes."""
+        self.walked.add(id(f))
+        if id(f.__globals__) in _Runtime.namespaces:
+            return
+        self._code(f)
+        if f.__defaults__ is not None:
+            self._guard('field', i, '__defaults__', f.__defaults__, text + '.__defaults__')
+        if f.__kwdefaults__ is not None:
+            self._guard('field', i, '__kwdefaults__', f.__kwdefaults__, text + '.__kwdefaults__')
+        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or ()):
+            if id(cell) in self.roots:
+                continue
+            self.roots.add(id(cell))
+            self.keep.append(cell)
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                self._spec('cell', None, cell, 'missing', None, name)
+                continue
+            self._guard('cell', None, cell, v, name)
+        self._named('attrs', i, f, text)
+
+    def _code(self, f):
+        self.new_names |= _code_names(f.__code__, set()) - self.names
+        g = f.__globals__
+        self._named('globals', None, (g, _builtins_of(g)), '')
+
+    def _named(self, kind, i, obj, text):
+        """An object whose attributes (or, for a namespace, entries) are
+        guarded for every name code may read."""
+        key = id(obj[0]) if kind == 'globals' else id(obj)
+        if (kind, key) in self.named_ids:
+            return
+        self.named_ids.add((kind, key))
+        self.keep.append(obj)
+        entry = (kind, i, obj, text)
+        self.named.append(entry)
+        for name in sorted(self.names):
+            self._name(entry, name)
+
+    def _name(self, entry, name):
+        kind, i, obj, text = entry
+        if kind == 'globals':
+            g, b = obj
+            if (id(g), name) in self.roots:
+                return
+            self.roots.add((id(g), name))
+            v = g.get(name, _MISSING)
+            if v is not _MISSING:
+                self._guard('global', None, (g, name), v, name)
+            elif b is not None and name in b:
+                self._spec('global', None, (g, name), 'missing', None, name)
+                if (id(b), name) not in self.roots:
+                    self.roots.add((id(b), name))
+                    self._guard('global', None, (b, name), b[name], name)
+            return
+        d = _n.instance_dict(obj)
+        v = _MISSING if d is None else d.get(name, _MISSING)
+        path = '%s.%s' % (text, name)
+        if v is not _MISSING:
+            self._guard('attr', i, name, v, path)
+        elif kind == 'instance':
+            cls = type(obj)
+            if self._class_lookup(cls, name) is not _MISSING or self._class_lookup(cls, '__getattr__') is not _MISSING:
+                self._spec('attr', i, name, 'missing', None, path)
+
+    def _settle(self):
+        """Walks the names found since the last settle, over every object
+        walked so far, until no new name appears."""
+        while self.new_names:
+            new = sorted(self.new_names)
+            self.names.update(new)
+            self.new_names = set()
+            for entry in list(self.named):
+                for name in new:
+                    self._name(entry, name)
+
+    def called(self, f):
+        """A call made while tracing (converted_call): what the callee's code
+        may read. A callee reached by no name (made during the trace, or
+        returned by a call) has its globals walked, not its cells: they hold
+        what the trace computed."""
+        t = type(f)
+        if t is _MethodType:
+            f = f.__func__
+            t = type(f)
+        if t is _BoundFunction:
+            f = f._function
+            t = type(f)
+        if t is Function:
+            f = f.python_function
+            t = type(f)
+        if t is _FunctionType:
+            if id(f) in self.called_ids or id(f) in self.walked:
+                return
+            self.called_ids.add(id(f))
+            self.keep.append(f)
+            if id(f.__globals__) not in _Runtime.namespaces:
+                self._code(f)
+        elif isinstance(f, type) and _user_class(f) and id(f) not in self.seen:
+            self._guard('const', None, f, f, f.__name__)
+        else:
+            return
+        self._settle()
+
+    def finish(self):
+        self._settle()
+        return _n.guards(self.specs, Tensor)
+
+    def captured_now(self):
+        """The captured values as they are now (a recursive call while tracing)."""
+        out = []
+        for kind, holder, k, _ in self.captured:
+            out.append(holder[k] if kind == 'global' else holder.cell_contents)
+        return out
+
+
+def _record_call(f):
+    for collector in _Guards.stack:
+        collector.called(f)
+
+
+# ---------------------------------------------------------------------------
+# sc.function
 
 class Function:
     """A function marked for staging (`tf.function`)."""
@@ -508,17 +872,13 @@ class Function:
     def __init__(self, python_function, options):
         self.python_function = python_function
         self.options = options
+        # The trace cache: call key (call_key.rs) -> [(guards, graph function
+        # id, output template)], tried in order (guards.rs).
         self._cache = {}
-        # Fast key (call_key.rs) -> (graph function id, output template) of
-        # the entry of `_cache` it selects.
-        self._fast = {}
-        # What the native call path reads, once `_names` is known:
-        # (names, fast, python_function, Tensor); None before.
-        self._native = None
+        # What the native call path reads: a plain tuple.
+        self._native = (self._cache, Tensor)
         # Traces in progress (key -> (library slot, guessed result type)).
         self._pending = {}
-        # Names the code (nested code included) may read as globals.
-        self._names = None
         self.__name__ = getattr(python_function, '__name__', 'function')
         self.__doc__ = getattr(python_function, '__doc__', None)
         self.__wrapped__ = python_function
@@ -533,58 +893,27 @@ class Function:
             return self.python_function(*args, **kwargs)
         # The common call, natively (executor/src/tensors/call_key.rs): here,
         # not in _staged_call, to spare every call a Python frame.
-        hit, fast = _n.staged_call(self._native, args, kwargs)
+        hit, value = _n.staged_call(self._native, args, kwargs)
         if hit:
-            return fast
-        return self._staged_call(args, kwargs, fast)
+            return value
+        return self._staged_call(args, kwargs, value)
 
-    def _reads(self):
-        """What the function reads from its globals and closure cells, read
-        now, in one pass: (kind, key, tensor) for every tensor (a trace input,
-        read again at every call), and the Python scalars as (key, type name,
-        value) for the cache key (a trace bakes them in, so rebinding one
-        must retrace; TensorFlow would silently reuse the stale graph)."""
-        f = self.python_function
-        g = f.__globals__
-        if self._names is None:
-            # The global names the code may read whose values can matter to
-            # a trace: tensors and Python scalars, or not bound yet. Modules,
-            # functions and classes are left out once (fast calls); one
-            # rebound later to a tensor is not seen (documented limit).
-            names = sorted(_code_names(f.__code__, set()))
-            self._names = [n for n in names if n not in g or isinstance(g[n], Tensor) or type(g[n]) in _SCALARS]
-            self._native = (self._names, self._fast, f, Tensor)
-        values = [('global', name, g.get(name)) for name in self._names]
-        for i, cell in enumerate(f.__closure__ or ()):
-            try:
-                values.append(('cell', i, cell.cell_contents))
-            except ValueError:
-                continue
-        tensors = [(kind, k, v) for kind, k, v in values if isinstance(v, Tensor)]
-        guards = [(k, type(v).__name__, v) for kind, k, v in values if type(v) in _SCALARS]
-        return tensors, guards
-
-    def _staged_call(self, args, kwargs, fast):
-        """A call the native path missed: `fast` is its native key (None when
-        the call has no native key), under which the entry is kept."""
+    def _staged_call(self, args, kwargs, key):
+        """A call no cached trace's guards admit: traced now (a retrace when
+        the key has traces already), filed under `key`."""
         arguments = _Tensors((args, sorted(kwargs.items())))
-        captured, guards = self._reads()
-        key_parts = [self._key(arguments.template)]
-        key_parts.extend((kind, k, _signature(t)) for kind, k, t in captured)
-        key_parts.extend(_signature(t) for t in arguments.tensors)
-        key_parts.append(guards)
-        key = repr(key_parts)
-        handles = [t._h for t in arguments.tensors] + [t._h for _, _, t in captured]
-        entry = self._cache.get(key)
-        if entry is None:
-            pending = self._pending.get(key)
-            if pending is not None:
-                return self._recursive_call(key, pending, handles)
-            entry = self._trace_with_guesses(key, arguments, captured)
-            self._cache[key] = entry
-        if fast is not None:
-            self._fast[fast] = (entry[0], entry[1].template)
-        fid, outputs = entry
+        pending = self._pending.get(key)
+        if pending is not None:
+            captured = pending[2].captured_now()
+            return self._recursive_call(key, pending, [t._h for t in arguments.tensors + captured])
+        entries = self._cache.get(key)
+        if entries:
+            why = _n.guards_check(entries[-1][0], args, kwargs)
+            if type(why) is str:
+                _n.note_retrace(self.__name__, why)
+        guards, fid, outputs, captured = self._trace_with_guesses(key, arguments, args, kwargs)
+        self._cache.setdefault(key, []).append((guards, fid, outputs.template))
+        handles = [t._h for t in arguments.tensors] + [c[3]._h for c in captured]
         results = [Tensor(h) for h in _n.call(fid, handles)]
         return outputs.rebuild(results)
 
@@ -592,12 +921,12 @@ class Function:
         """A call of this function inside its own trace (recursion on a staged
         condition): a call node of the function being built, whose result is
         the guess being tried (checked when the trace ends)."""
-        fid, guess = pending
+        fid, guess, _ = pending
         if guess is None:
             raise _NeedsGuess(key)
         return Tensor(_n.call(fid, handles, [guess])[0])
 
-    def _trace_with_guesses(self, key, arguments, captured):
+    def _trace_with_guesses(self, key, arguments, args, kwargs):
         """Traces; a recursive call needs the function's result type before
         the trace gives it, so each tensor argument's (dtype, shape) is tried
         as the type of a single tensor result, and kept only if the trace
@@ -608,48 +937,40 @@ class Function:
                 guesses.append(_signature(t))
         for guess in guesses:
             try:
-                fid, outputs = self._trace(key, arguments, captured, guess)
+                guards, fid, outputs, captured = self._trace(key, arguments, guess, args, kwargs)
             except _NeedsGuess as e:
                 if e.key != key:
                     raise
                 continue
             if guess is None or [_signature(t) for t in outputs.tensors] == [guess] and outputs.template[0] == 't':
-                return fid, outputs
+                return guards, fid, outputs, captured
         raise StagingError("the result type of the recursive staged function '%s' could not be inferred "
                            "(a recursive call must return one tensor of the type of one of its tensor arguments)" % self.__name__)
 
-    def _key(self, template):
-        kind, v = template
-        if kind == 't':
-            return 't'
-        if kind in ('tuple', 'list'):
-            return (kind, tuple(self._key(x) for x in v))
-        try:
-            hash(v)
-        except TypeError:
-            return ('id', id(v))
-        return ('py', type(v).__name__, v)
-
-    def _trace(self, key, arguments, captured, guess):
-        params = [_signature(t) for t in arguments.tensors] + [_signature(t) for _, _, t in captured]
+    def _trace(self, key, arguments, guess, call_args, call_kwargs):
         f = self.python_function
+        # The guards walk what the trace can read as it is now, before the
+        # trace runs; the tensors at globals and cells it finds are inputs.
+        collector = _Guards(self, call_args, call_kwargs)
+        captured = collector.captured
+        params = [_signature(t) for t in arguments.tensors] + [_signature(c[3]) for c in captured]
         handles = _n.trace_begin(self.__name__, params, True)
-        self._pending[key] = (_n.trace_current(), guess)
+        self._pending[key] = (_n.trace_current(), guess, collector)
         n_args = len(arguments.tensors)
         symbolic = [Tensor(h) for h in handles]
         saved = []
         saved_check = _dispatch.call_check
         # A print while tracing would run once per trace, not once per call.
         _dispatch.call_check = _refuse_print
+        _Guards.stack.append(collector)
         done = False
         try:
-            for (kind, k, _), s in zip(captured, symbolic[n_args:]):
+            for (kind, holder, k, v), s in zip(captured, symbolic[n_args:]):
+                saved.append((kind, holder, k, v))
                 if kind == 'global':
-                    saved.append((kind, k, f.__globals__[k]))
-                    f.__globals__[k] = s
+                    holder[k] = s
                 else:
-                    saved.append((kind, k, f.__closure__[k].cell_contents))
-                    f.__closure__[k].cell_contents = s
+                    holder.cell_contents = s
             args, kwargs = arguments.rebuild(symbolic[:n_args])
             result = f(*args, **dict(kwargs))
             outputs = _Tensors(result)
@@ -659,14 +980,15 @@ class Function:
         finally:
             if not done:
                 _n.trace_abort()
+            _Guards.stack.pop()
             _dispatch.call_check = saved_check
             del self._pending[key]
-            for kind, k, v in saved:
+            for kind, holder, k, v in saved:
                 if kind == 'global':
-                    f.__globals__[k] = v
+                    holder[k] = v
                 else:
-                    f.__closure__[k].cell_contents = v
-        return fid, outputs
+                    holder.cell_contents = v
+        return collector.finish(), fid, outputs, captured
 
 
 class _NeedsGuess(Exception):
@@ -718,3 +1040,6 @@ class device:
     def __exit__(self, *exc):
         _n.set_device(self._saved.pop())
         return False
+
+
+_Runtime._load(globals())

@@ -1,71 +1,69 @@
-//! The fast trace-cache key of an `sc.function` call, computed natively.
+//! The trace cache of an `sc.function` call, natively: the key and the lookup.
 //!
-//! `Function._staged_call` (staging.py), the slow path, keys its trace cache on the call's
-//! argument structure, the Python values in it, the dtype and shape of every
-//! tensor in it, the tensors the function reads from its globals and closure
-//! cells (by name or cell index, with their signatures) and the Python
-//! scalars it reads there (a trace bakes them in). Computing that key in
-//! Python costs tens of microseconds a call; this computes a key that
-//! determines it, in one native call, for calls made only of tensors,
-//! tuples, lists and the scalars `int`, `float`, `bool`, `str` and `None`
-//! (exact types). Anything else gives no key, and the Python path decides.
+//! The cache (`Function._cache`, staging.py) maps a key made of the call's
+//! arguments alone to the list of traces made for it, each with its
+//! [`Guards`](super::guards) (the Python state it depended on, captured
+//! tensors included). The key: the argument structure (tuples and lists),
+//! the dtype and shape of every tensor, the value of every exact `int`,
+//! `float` (by bits), `bool`, `str` and `None`, and any other object by
+//! identity (its contents are the guards' business: `_Guards` walks every
+//! such argument). This is the one implementation of the key; the Python
+//! path asks for it (`call_key`) when the fast path misses.
 //!
-//! Soundness: the fast key determines the Python key (every part of it is
-//! written here, values by exact type and floats by their bits), so the trace
-//! cached under a fast key is the one the Python key selects; it may
-//! distinguish more (two NaNs of different bits), which costs a retrace, not
-//! a wrong graph.
+//! Soundness: every part of the key is written with its kind and length, so
+//! two calls share a key only when their tensors have the same signatures,
+//! their scalars the same values and their other arguments are the same
+//! objects; the guards decide the rest. The key may distinguish more (two
+//! NaNs of different bits, two equal tuples of objects), which costs a
+//! trace, not a wrong graph.
 //!
-//! The common call runs no Python: the key is looked up in
-//! `Function._fast`, and the graph run and its result rebuilt in the same
-//! native call. A call the fast path cannot key takes the Python path, which
-//! files its entry under the fast key too.
+//! The common call runs no Python: the key is looked up, each trace's guards
+//! checked in order, and the first trace whose guards hold is run and its
+//! result rebuilt in the same native call. A miss returns the key, under
+//! which the Python path files the new trace.
 
-use super::module::_stagecheck_tensor::{call_graph, new_handle, Handle};
-use super::trace::Input;
+use super::guards::Call;
+use super::module::_stagecheck_tensor::{call_graph, new_handle, GuardSet, Handle};
 use rustpython_vm::builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyTuple, PyType};
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
 use stagecheck_graph::FnId;
 use std::fmt::Write;
 
 /// `Function.__call__`'s fast path in the staged mode. `native` is the
-/// function's `_native`: None until its first call has read which globals
-/// it uses, then `(names, fast, python_function, Tensor)` (plain objects:
-/// reading attributes of a `Function` instance from here goes through its
-/// class's `__getattribute__`, a few microseconds a call). With the fast key
-/// of the call, looks up `fast` (fast key -> `(fid, template)`, an entry of
-/// the Python cache) and on a hit runs the graph and rebuilds the result as
-/// `_Tensors.rebuild` does: `(true, result)`. Otherwise `(false, key or None)`.
+/// function's `_native`, `(cache, Tensor)` (a plain tuple: reading attributes
+/// of a `Function` instance from here goes through its class's
+/// `__getattribute__`, a few microseconds a call). `cache` maps a key to a
+/// list of traces `(guards, fid, template)`. On a trace whose guards hold, runs
+/// its graph and rebuilds the result as `_Tensors.rebuild` does: `(true,
+/// result)`. Otherwise `(false, key)`.
 pub fn staged_call(native: &PyObject, args: &PyTuple, kwargs: &Py<PyDict>, vm: &VirtualMachine) -> PyResult<(bool, PyObjectRef)> {
-    let miss = |key: Option<String>| Ok((false, key.map_or_else(|| vm.ctx.none(), |k| vm.ctx.new_str(k).into())));
-    let Some(native) = native.downcast_ref::<PyTuple>().filter(|t| t.len() == 4) else { return miss(None) };
-    let (Some(names), Some(cache), Some(tensor_class)) = (
-        native[0].downcast_ref::<PyList>(),
-        native[1].downcast_ref::<PyDict>(),
-        native[3].downcast_ref::<PyType>(),
-    ) else {
-        return miss(None);
+    let bad = || vm.new_type_error("bad trace cache");
+    let native = native.downcast_ref::<PyTuple>().filter(|t| t.len() == 2).ok_or_else(bad)?;
+    let (Some(cache), Some(tensor_class)) = (native[0].downcast_ref::<PyDict>(), native[1].downcast_ref::<PyType>()) else {
+        return Err(bad());
     };
-    let python_function = &native[2];
-    let globals = python_function.get_attr("__globals__", vm)?;
-    let Some(globals) = globals.downcast_ref::<PyDict>() else { return miss(None) };
-    let closure = python_function.get_attr("__closure__", vm)?;
-    let reads = Reads {
-        args,
-        kwargs,
-        globals,
-        names,
-        closure: closure.downcast_ref::<PyTuple>().map(|t| &**t),
-        tensor_class,
-    };
-    let Some(CallKey { key, handles }) = call_key(&reads, vm) else { return miss(None) };
-    let Some(entry) = cache.get_item_opt(key.as_str(), vm)? else { return miss(Some(key)) };
-    let entry = entry.downcast_ref::<PyTuple>().filter(|t| t.len() == 2).ok_or_else(|| vm.new_type_error("bad fast cache entry"))?;
-    let fid: u32 = entry[0].try_to_value(vm)?;
-    let ins = handles.iter().map(|h| h.input.clone()).collect();
-    let outs: Vec<PyObjectRef> = call_graph(FnId(fid), ins, None, vm)?.into_iter().map(|o| new_handle(o, vm)).collect();
-    let tensors: Vec<PyObjectRef> = outs.into_iter().map(|h| tensor_class.as_object().call((h,), vm)).collect::<PyResult<_>>()?;
-    Ok((true, rebuild(&entry[1], &tensors, vm)?))
+    let CallKey { key, handles } = call_key(args, kwargs, tensor_class, vm)?;
+    let miss = |key: String| Ok((false, vm.ctx.new_str(key).into()));
+    let Some(entries) = cache.get_item_opt(key.as_str(), vm)? else { return miss(key) };
+    let entries = entries.downcast_ref::<PyList>().ok_or_else(bad)?.borrow_vec().to_vec();
+    let call = Call { args, kwargs };
+    for entry in &entries {
+        let entry = entry.downcast_ref::<PyTuple>().filter(|t| t.len() == 3).ok_or_else(bad)?;
+        let guards = entry[0].downcast_ref::<GuardSet>().ok_or_else(bad)?;
+        let Ok(captured) = guards.inner.check(&call, vm) else { continue };
+        let fid: u32 = entry[1].try_to_value(vm)?;
+        let ins = handles.iter().chain(&captured).map(|h| h.input.clone()).collect();
+        let outs: Vec<PyObjectRef> = call_graph(FnId(fid), ins, None, vm)?.into_iter().map(|o| new_handle(o, vm)).collect();
+        let tensors: Vec<PyObjectRef> = outs.into_iter().map(|h| tensor_class.as_object().call((h,), vm)).collect::<PyResult<_>>()?;
+        return Ok((true, rebuild(&entry[2], &tensors, vm)?));
+    }
+    miss(key)
+}
+
+/// `_stagecheck_tensor.call_key(args, kwargs, Tensor)`: the key alone (the
+/// Python path, for calls made while the fast path cannot run them).
+pub fn key_of(args: &PyTuple, kwargs: &Py<PyDict>, tensor_class: &Py<PyType>, vm: &VirtualMachine) -> PyResult<String> {
+    Ok(call_key(args, kwargs, tensor_class, vm)?.key)
 }
 
 /// `_Tensors._build`: a template node `('t', i)`, `('tuple', nodes)`,
@@ -91,66 +89,32 @@ fn rebuild(node: &PyObject, tensors: &[PyObjectRef], vm: &VirtualMachine) -> PyR
     })
 }
 
-/// The key and the handles of the call's tensors, in the Python path's order
-/// (the arguments' tensors, then the captured ones), or `None`.
+/// The key and the handles of the arguments' tensors, in order.
 struct CallKey {
     key: String,
     handles: Vec<PyRef<Handle>>,
 }
 
-/// What one function call reads: `(args, kwargs)`, the function's globals,
-/// the global names it may read (`Function._names`) and its closure cells.
-struct Reads<'a> {
-    args: &'a PyTuple,
-    kwargs: &'a PyDict,
-    globals: &'a Py<PyDict>,
-    names: &'a PyList,
-    closure: Option<&'a PyTuple>,
-    tensor_class: &'a Py<PyType>,
-}
-
-fn call_key(reads: &Reads<'_>, vm: &VirtualMachine) -> Option<CallKey> {
-    let mut k = KeyWriter { key: String::with_capacity(64), handles: Vec::new(), tensor_class: reads.tensor_class };
+fn call_key(args: &PyTuple, kwargs: &Py<PyDict>, tensor_class: &Py<PyType>, vm: &VirtualMachine) -> PyResult<CallKey> {
+    let mut k = KeyWriter { key: String::with_capacity(64), handles: Vec::new(), tensor_class };
     k.key.push('(');
-    for a in reads.args.iter() {
+    for a in args.iter() {
         k.value(a, vm)?;
     }
     k.key.push_str(")k");
-    let mut kwargs: Vec<(String, PyObjectRef)> = Vec::new();
-    for (name, value) in reads.kwargs {
-        kwargs.push((name.downcast_ref::<PyStr>()?.to_str()?.to_owned(), value));
-    }
+    let mut kwargs: Vec<(String, PyObjectRef)> = kwargs
+        .into_iter()
+        .map(|(name, value)| {
+            let name = name.downcast_ref::<PyStr>().map(|s| format!("{:?}", s.as_bytes())).unwrap_or_default();
+            (name, value)
+        })
+        .collect();
     kwargs.sort_by(|a, b| a.0.cmp(&b.0));
     for (name, value) in &kwargs {
-        write!(k.key, "{}:{name}=", name.len()).ok()?;
+        let _ = write!(k.key, "{}:{name}=", name.len());
         k.value(value, vm)?;
     }
-    k.key.push_str("|g");
-    // Captured tensors and scalar guards, in the Python path's order: globals
-    // by name, then closure cells by index; other values are not part of it.
-    for name in reads.names.borrow_vec().iter() {
-        let name_str = name.downcast_ref::<PyStr>()?.to_str()?;
-        let value = reads.globals.get_item_opt(name_str, vm).ok()?;
-        write!(k.key, "{}:{name_str}=", name_str.len()).ok()?;
-        match value {
-            Some(v) => k.read(&v, vm)?,
-            None => k.key.push('N'),
-        }
-    }
-    k.key.push_str("|c");
-    if let Some(cells) = reads.closure {
-        for (i, cell) in cells.iter().enumerate() {
-            // An empty cell raises ValueError, and the Python path skips it too.
-            let v = match cell.get_attr("cell_contents", vm) {
-                Ok(v) => v,
-                Err(e) if e.fast_isinstance(vm.ctx.exceptions.value_error) => continue,
-                Err(_) => return None,
-            };
-            write!(k.key, "{i}=").ok()?;
-            k.read(&v, vm)?;
-        }
-    }
-    Some(CallKey { key: k.key, handles: k.handles })
+    Ok(CallKey { key: k.key, handles: k.handles })
 }
 
 struct KeyWriter<'a> {
@@ -160,18 +124,20 @@ struct KeyWriter<'a> {
 }
 
 impl KeyWriter<'_> {
-    /// An argument: a tensor, a tuple or list of arguments, or a scalar.
-    fn value(&mut self, v: &PyObject, vm: &VirtualMachine) -> Option<()> {
+    /// An argument: a tensor, a tuple or list of arguments, a scalar, or
+    /// any other object by identity.
+    fn value(&mut self, v: &PyObject, vm: &VirtualMachine) -> PyResult<()> {
         if self.tensor(v, vm)? || self.scalar(v, vm) {
-            return Some(());
+            return Ok(());
         }
         let class = v.class();
         let (open, close, items) = if class.is(vm.ctx.types.tuple_type) {
-            ('(', ')', v.downcast_ref::<PyTuple>()?.as_slice().to_vec())
+            ('(', ')', v.downcast_ref::<PyTuple>().map(|t| t.as_slice().to_vec()).unwrap_or_default())
         } else if class.is(vm.ctx.types.list_type) {
-            ('[', ']', v.downcast_ref::<PyList>()?.borrow_vec().to_vec())
+            ('[', ']', v.downcast_ref::<PyList>().map(|l| l.borrow_vec().to_vec()).unwrap_or_default())
         } else {
-            return None;
+            let _ = write!(self.key, "o{:x}", v.get_id());
+            return Ok(());
         };
         self.key.push(open);
         for item in &items {
@@ -179,34 +145,22 @@ impl KeyWriter<'_> {
             self.key.push(',');
         }
         self.key.push(close);
-        Some(())
-    }
-
-    /// A value read from a global or a cell: a tensor (captured), a scalar
-    /// (a guard), or anything else (not part of the key, as in Python).
-    fn read(&mut self, v: &PyObject, vm: &VirtualMachine) -> Option<()> {
-        if !(self.tensor(v, vm)? || self.scalar(v, vm)) {
-            if v.fast_isinstance(self.tensor_class) {
-                return None; // a Tensor subclass: captured by the Python path
-            }
-            self.key.push('-');
-        }
-        Some(())
+        Ok(())
     }
 
     /// Writes a tensor's signature and keeps its handle; false for a non-tensor.
-    fn tensor(&mut self, v: &PyObject, vm: &VirtualMachine) -> Option<bool> {
+    fn tensor(&mut self, v: &PyObject, vm: &VirtualMachine) -> PyResult<bool> {
         if !v.class().is(self.tensor_class) {
-            return Some(false);
+            return Ok(false);
         }
-        let h = v.get_attr("_h", vm).ok()?.downcast::<Handle>().ok()?;
+        let h = v.get_attr("_h", vm)?.downcast::<Handle>().map_err(|_| vm.new_type_error("a tensor without a handle"))?;
         let (dtype, shape) = h.input.signature();
-        write!(self.key, "t{}{:?}", dtype.name(), shape).ok()?;
-        if let Input::Symbolic(_) = h.input {
+        let _ = write!(self.key, "t{}{:?}", dtype.name(), shape);
+        if let super::trace::Input::Symbolic(_) = h.input {
             self.key.push('s');
         }
         self.handles.push(h);
-        Some(true)
+        Ok(true)
     }
 
     /// Writes a scalar of an exact type (`int`, `float`, `bool`, `str`, `None`); false otherwise.
@@ -225,8 +179,10 @@ impl KeyWriter<'_> {
             let Some(f) = v.downcast_ref::<PyFloat>() else { return false };
             let _ = write!(key, "f{:x}", f.to_f64().to_bits());
         } else if class.is(types.str_type) {
-            let Some(s) = v.downcast_ref::<PyStr>().and_then(|s| s.to_str()) else { return false };
-            let _ = write!(key, "s{}:{s}", s.len());
+            // By its WTF-8 bytes: lone surrogates stay distinct.
+            let Some(s) = v.downcast_ref::<PyStr>() else { return false };
+            let bytes = s.as_bytes();
+            let _ = write!(key, "s{}:{}", bytes.len(), bytes.escape_ascii());
         } else {
             return false;
         }

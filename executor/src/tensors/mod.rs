@@ -1,7 +1,8 @@
 //! Tensors for Python programs: the native module `_stagecheck_tensor`
 //! ([`module`]) over the graph crate's tensors and kernels, Python values in
 //! and out ([`values`]), and the tracer that records staged functions into
-//! graph functions ([`trace`]). The Python side is
+//! graph functions ([`trace`]), the trace cache's key ([`call_key`]) and
+//! guards ([`guards`]). The Python side is
 //! `executor/runtime/stagecheck/{tensor,staging}.py`.
 //!
 //! The mode a run is in (original, unstaged, staged) is set per run on the
@@ -15,8 +16,9 @@
 //!
 //! Staging follows TensorFlow where TensorFlow is sound and refuses
 //! (`StagingError`) where it is not: every tensor made inside a trace is
-//! symbolic; Python scalars read from globals join the trace key (TensorFlow
-//! would silently reuse a stale graph); `not t` as a value, prints and
+//! symbolic; a trace is reused only while the Python values it could have
+//! read are unchanged ([`guards`]; TensorFlow would silently reuse a stale
+//! graph); `not t` as a value, prints and
 //! Python mutations under staged control flow or in a traced function are
 //! refused (`dispatch.call_check`, which `converted_call` consults). Integer
 //! `//` and `%` by zero raise `ZeroDivisionError` (TensorFlow's CPU kernels
@@ -35,12 +37,13 @@
 //! inside its own trace becomes a call node, its result type guessed from
 //! the tensor arguments and checked when the trace ends.
 //!
-//! Known limits: a global rebound to a tensor after the first call is not
-//! seen; `for` over a Python list of tensors unrolls; returns inside staged
+//! Known limits: the runtime's own modules are guarded by identity only (a
+//! program assigning `sc.reduce_sum` between calls is not seen); `for` over a Python list of tensors unrolls; returns inside staged
 //! loops and asserts on symbolic tensors are refused; `sc.print` of symbolic
 //! tensors is not staged.
 
 pub mod call_key;
+pub mod guards;
 pub mod module;
 pub mod trace;
 pub mod values;
@@ -96,6 +99,7 @@ thread_local! {
 pub fn set_mode(mode: Mode) {
     MODE.with(|m| m.set(mode));
     TRACER.with(|t| t.borrow_mut().reset());
+    guards::reset();
     PLACEMENT.with(|p| p.set(if mode == Mode::StagedGpu { Placement::Gpu } else { Placement::Cpu }));
     TOLERANCE.with(|t| t.set(None));
     MISMATCHES.with(|m| m.borrow_mut().clear());
@@ -166,7 +170,13 @@ pub(crate) fn limit_reached() -> Option<crate::Limit> {
 
 /// The S-expressions of every function the last run traced on this thread.
 pub fn graph_text() -> String {
-    TRACER.with(|t| t.borrow().library.to_string())
+    let graphs = TRACER.with(|t| t.borrow().library.to_string());
+    let retraces = guards::retraces_text();
+    if retraces.is_empty() {
+        graphs
+    } else {
+        format!("{graphs}\n{retraces}")
+    }
 }
 
 /// The runtime's own classes, taken when the runtime is installed (before

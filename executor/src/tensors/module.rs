@@ -188,13 +188,71 @@ pub(crate) mod _stagecheck_tensor {
     }
 
     /// The fast path of a staged call (`call_key.rs`): `(True, result)` when
-    /// the function's fast cache has the call's trace; else `(False, key)`,
-    /// the key to file the trace under once the Python path has it (None:
-    /// the Python path decides alone).
+    /// a trace of the call's key has guards that hold; else `(False, key)`,
+    /// the key to file the new trace under.
     #[pyfunction]
     fn staged_call(native: PyObjectRef, args: PyRef<PyTuple>, kwargs: PyRef<PyDict>, vm: &VirtualMachine) -> PyResult {
         let (hit, value) = super::super::call_key::staged_call(&native, &args, &kwargs, vm)?;
         Ok(vm.ctx.new_tuple(vec![vm.ctx.new_bool(hit).into(), value]).into())
+    }
+
+    /// The trace-cache key of a call (`call_key.rs`), for the Python path.
+    #[pyfunction]
+    fn call_key(args: PyRef<PyTuple>, kwargs: PyRef<PyDict>, tensor_class: PyTypeRef, vm: &VirtualMachine) -> PyResult<String> {
+        super::super::call_key::key_of(&args, &kwargs, &tensor_class, vm)
+    }
+
+    /// A trace's guards (`guards.rs`), from the walk's specs.
+    #[pyattr]
+    #[pyclass(name = "Guards")]
+    #[derive(Debug, PyPayload)]
+    pub struct GuardSet {
+        pub(crate) inner: super::super::guards::Guards,
+    }
+
+    #[pyclass(flags(DISALLOW_INSTANTIATION))]
+    impl GuardSet {}
+
+    #[pyfunction]
+    fn guards(specs: PyListRef, tensor_class: PyObjectRef, vm: &VirtualMachine) -> PyResult<GuardSet> {
+        Ok(GuardSet { inner: super::super::guards::build(&specs, tensor_class, vm)? })
+    }
+
+    /// The handles of the captured tensors when every guard holds for the
+    /// call `(args, kwargs)`, else the text of the first that fails.
+    #[pyfunction]
+    fn guards_check(guards: PyRef<GuardSet>, args: PyRef<PyTuple>, kwargs: PyRef<PyDict>, vm: &VirtualMachine) -> PyObjectRef {
+        let call = super::super::guards::Call { args: &args, kwargs: &kwargs };
+        match guards.inner.check(&call, vm) {
+            Ok(handles) => vm.ctx.new_list(handles.into_iter().map(Into::into).collect()).into(),
+            Err(i) => vm.ctx.new_str(guards.inner.guards[i].text.as_str()).into(),
+        }
+    }
+
+    /// An object's own `__dict__` (instance, module, function), read
+    /// without running any code of its class; None when it has none.
+    #[pyfunction]
+    fn instance_dict(obj: PyObjectRef, vm: &VirtualMachine) -> PyObjectRef {
+        obj.dict().map_or_else(|| vm.ctx.none(), Into::into)
+    }
+
+    /// Whether `cls` is a class made by a `class` statement (a heap type),
+    /// not one of the interpreter's own.
+    #[pyfunction]
+    fn is_heap_type(cls: PyObjectRef) -> bool {
+        cls.downcast_ref::<rustpython_vm::builtins::PyType>().is_some_and(|t| t.heaptype_ext.is_some())
+    }
+
+    /// How many guards a trace has (tests, `--show-graph`).
+    #[pyfunction]
+    fn guards_len(guards: PyRef<GuardSet>) -> usize {
+        guards.inner.guards.len()
+    }
+
+    /// Records a retrace of `function` because the guard on `why` failed.
+    #[pyfunction]
+    fn note_retrace(function: PyStrRef, why: PyStrRef) {
+        super::super::guards::note_retrace(function.to_string_lossy().into_owned(), why.to_string_lossy().into_owned());
     }
 
     pub(crate) fn new_handle(input: Input, vm: &VirtualMachine) -> PyObjectRef {
