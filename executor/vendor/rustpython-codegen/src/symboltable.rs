@@ -2195,11 +2195,6 @@ impl SymbolTableBuilder {
         // Register the passed argument to the generator function as the name ".0"
         self.register_name(".0", SymbolUsage::Parameter, range)?;
 
-        self.scan_expression(elt1, ExpressionContext::Load)?;
-        if let Some(elt2) = elt2 {
-            self.scan_expression(elt2, ExpressionContext::Load)?;
-        }
-
         let mut is_first_generator = true;
         for generator in generators {
             // Set flag for INNER_LOOP_CONFLICT check (only for inner loops, not the first)
@@ -2218,6 +2213,16 @@ impl SymbolTableBuilder {
             for if_expr in &generator.ifs {
                 self.scan_expression(if_expr, ExpressionContext::Load)?;
             }
+        }
+
+        // stagecheck patch: the element after the generators, in the order
+        // the code generator compiles them (and CPython's symtable visits
+        // them): nested scopes take their tables in scan order, so a lambda
+        // in an `if` took the element's lambda's table ("the symbol 'c' must
+        // be present in the symbol table").
+        self.scan_expression(elt1, ExpressionContext::Load)?;
+        if let Some(elt2) = elt2 {
+            self.scan_expression(elt2, ExpressionContext::Load)?;
         }
 
         self.leave_scope();
