@@ -42,12 +42,6 @@ pub const INTENDED: &[Intended] = &[
         why: "the printer cannot print the converted tree as it is (an f-string `=` form whose expression was rewritten)",
         example: None,
     },
-    Intended {
-        construct: "* in finally",
-        pattern: "an exit inside `finally` cancels a pending exception or return*",
-        why: "a flag cannot cancel an exception in flight (issue 16 converts these)",
-        example: Some("corpus/conversion/return/003_finally_overrides.py"),
-    },
     staging("'*' is a tensor in one branch of a staged if and a Python value in the other", DTYPE, None),
     staging("'*' has dtype/shape * in the true branch and * in the false branch of a staged if", DTYPE, None),
     staging("a return in one branch of a staged if only*", NOT_YET, Some("corpus/staged/staging_errors/006_return_in_one_branch.py")),
@@ -137,7 +131,8 @@ mod tests {
     fn a_tracer_bug_is_not_an_intended_refusal() {
         assert!(intended("staging", "invalid graph: node 3 reads x7 before it is defined").is_none());
         assert!(intended("staging", "'x' is a Python value that a staged while loop changes").is_some());
-        assert!(intended("return in finally", "an exit inside `finally` cancels a pending exception or return").is_some());
+        // Exits inside `finally` are converted (issue 16): refusing one is a finding.
+        assert!(intended("return in finally", "an exit inside `finally` cancels a pending exception or return").is_none());
         assert!(intended("internal error", "the converter failed").is_none());
     }
 }

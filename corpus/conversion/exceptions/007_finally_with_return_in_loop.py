@@ -1,8 +1,7 @@
 # id: conv-exceptions-007
 # construct: exceptions
-# modes: original,unstaged
-# expect: refused
-# reason: ConversionError: an exit inside `finally` cancels a pending exception or return
+# modes: original,unstaged,staged
+# expect: agree
 # about: finally containing continue/break overrides a return and an exception in progress
 
 def f():

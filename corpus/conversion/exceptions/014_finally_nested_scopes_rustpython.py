@@ -2,7 +2,7 @@
 # construct: exceptions
 # modes: original,unstaged
 # expect: agree
-# about: found by stagecheck fuzz (plain family, seed 1, indexes 622 and 1302): lambdas the converter would add in a finally block that holds a nested comprehension, or whose try returns, break RustPython 0.5's compiler ("no symbol table available", "the symbol 'ag__' must be present in the symbol table"); finally blocks keep their expressions as written
+# about: found by stagecheck fuzz (plain family, seed 1, indexes 622 and 1302): lambdas the converter would add in a finally block that holds a nested comprehension, or whose try returns, break RustPython 0.5's compiler ("no symbol table available", "the symbol 'ag__' must be present in the symbol table"); finally blocks kept their expressions as written until the codegen fixes, and are converted since issue 16
 
 def gen(p):
     try:

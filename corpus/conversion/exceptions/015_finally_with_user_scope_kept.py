@@ -2,7 +2,7 @@
 # construct: exceptions
 # modes: original,unstaged
 # expect: agree
-# about: found by stagecheck fuzz (plain family, seed 1 index 408): a finally block that holds a def of the user's is left as written (RustPython cannot compile the functions conversion adds there), so a loop in it still reads its deleted local as the original does: UnboundLocalError, not NameError
+# about: found by stagecheck fuzz (plain family, seed 1 index 408): a finally block that holds a def of the user's was left as written (RustPython could not compile the functions conversion adds there; converted since issue 16), and a loop in it still reads its deleted local as the original does: UnboundLocalError, not NameError
 
 def f(p):
     log = []

@@ -2,7 +2,7 @@
 # construct: exceptions
 # modes: original,unstaged
 # expect: agree
-# about: found by stagecheck fuzz (seed 42, index 11162): a finally kept as written (it holds a def) with a loop that breaks; the break was lowered to a flag whose test only the (skipped) control-flow pass would have added, so the loop ran on (5 for 0); kept blocks now keep their own break and continue
+# about: found by stagecheck fuzz (seed 42, index 11162): a finally kept as written (it holds a def) with a loop that breaks; the break was lowered to a flag whose test only the (skipped) control-flow pass would have added, so the loop ran on (5 for 0); kept blocks then kept their own break and continue (since issue 16 no finally is kept as written)
 
 def f(p):
     out = []

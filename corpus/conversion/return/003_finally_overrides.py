@@ -1,8 +1,7 @@
 # id: conv-return-003
 # construct: return
-# modes: original,unstaged
-# expect: refused
-# reason: ConversionError: an exit inside `finally` cancels a pending exception or return
+# modes: original,unstaged,staged
+# expect: agree
 # about: a return in finally overrides the try's return value and swallows an exception
 
 def a():

@@ -19,30 +19,22 @@
 use super::exits;
 use crate::blocks;
 use crate::context::FunctionContext;
-use crate::error::Refusal;
 use ruff_python_ast::Stmt;
 use ruff_text_size::Ranged;
 
-pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) -> Result<(), Refusal> {
+pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) {
     let mut out = Vec::with_capacity(body.len());
     for mut stmt in std::mem::take(body) {
-        let mut result = Ok(());
-        blocks::for_each_block_vec(&mut stmt, &mut |b| {
-            if result.is_ok() {
-                result = run(b, cx);
-            }
-        });
-        result?;
+        blocks::for_each_block_vec(&mut stmt, &mut |b| run(b, cx));
         match stmt {
-            Stmt::While(_) | Stmt::For(_) => lower_loop(stmt, cx, &mut out)?,
+            Stmt::While(_) | Stmt::For(_) => lower_loop(stmt, cx, &mut out),
             other => out.push(other),
         }
     }
     *body = out;
-    Ok(())
 }
 
-fn lower_loop(mut stmt: Stmt, cx: &mut FunctionContext, out: &mut Vec<Stmt>) -> Result<(), Refusal> {
+fn lower_loop(mut stmt: Stmt, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
     let range = stmt.range();
     let (loop_body, orelse) = match &mut stmt {
         Stmt::While(w) => (&mut w.body, std::mem::take(&mut w.orelse)),
@@ -54,14 +46,14 @@ fn lower_loop(mut stmt: Stmt, cx: &mut FunctionContext, out: &mut Vec<Stmt>) -> 
     if !has_break {
         out.push(stmt);
         out.extend(orelse);
-        return Ok(());
+        return;
     }
     if crate::planted::active("converter_panic") {
         // Planted: a loop with a break is assumed to have an `else`.
         let _ = orelse.first().expect("a loop with a break has an else");
     }
     let flag = cx.namer.new_name("break_");
-    exits::lower_loop_exits(loop_body, &|s| matches!(s, Stmt::Break(_)), &flag, "break in finally")?;
+    exits::lower_loop_exits(loop_body, &|s| matches!(s, Stmt::Break(_)), &flag);
     cx.extra_tests.entry(range).or_default().push(flag.clone());
     out.extend(exits::reset(&flag, None, range));
     out.push(stmt);
@@ -70,5 +62,4 @@ fn lower_loop(mut stmt: Stmt, cx: &mut FunctionContext, out: &mut Vec<Stmt>) -> 
     } else if !orelse.is_empty() {
         out.push(exits::guard(&flag, orelse, range));
     }
-    Ok(())
 }

@@ -5,19 +5,12 @@
 use super::exits;
 use crate::blocks;
 use crate::context::FunctionContext;
-use crate::error::Refusal;
 use ruff_python_ast::Stmt;
 use ruff_text_size::Ranged;
 
-pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) -> Result<(), Refusal> {
+pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) {
     for stmt in body.iter_mut() {
-        let mut result = Ok(());
-        blocks::for_each_block_vec(stmt, &mut |b| {
-            if result.is_ok() {
-                result = run(b, cx);
-            }
-        });
-        result?;
+        blocks::for_each_block_vec(stmt, &mut |b| run(b, cx));
         let range = stmt.range();
         let loop_body = match stmt {
             Stmt::While(w) => &mut w.body,
@@ -28,8 +21,7 @@ pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) -> Result<(), Refusal
             continue;
         }
         let flag = cx.namer.new_name("continue_");
-        exits::lower_loop_exits(loop_body, &|s| matches!(s, Stmt::Continue(_)), &flag, "continue in finally")?;
+        exits::lower_loop_exits(loop_body, &|s| matches!(s, Stmt::Continue(_)), &flag);
         loop_body.splice(0..0, exits::reset(&flag, None, range));
     }
-    Ok(())
 }

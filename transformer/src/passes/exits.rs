@@ -12,11 +12,11 @@
 //! initial values (found by the fuzzer: a `break` whose `finally` raised
 //! into an enclosing `except` still ended the loop).
 //!
-//! An exit written inside a `finally` is refused (`break in finally`, ...):
-//! it cancels a pending exception or return, which a flag cannot.
+//! An exit written inside a `finally` (which cancels the exception or exit
+//! in flight) has been moved out of it by [`super::finally_exits`] before
+//! these passes run: a `finally` they see exits nowhere.
 
 use crate::ast_build::{self, Sub};
-use crate::error::Refusal;
 use ruff_python_ast::{self as ast, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 use thin_vec::ThinVec;
@@ -43,8 +43,7 @@ pub fn lower_loop_exits(
     body: &mut ThinVec<Stmt>,
     is_exit: &dyn Fn(&Stmt) -> bool,
     flag: &str,
-    construct: &'static str,
-) -> Result<(), Refusal> {
+) {
     let mut lower = |exit: Stmt| vec![ast_build::stmt("FLAG = True", exit.range(), vec![("FLAG", Sub::Name(flag.to_string()))])];
     let mut exit = Exit {
         is_exit,
@@ -53,9 +52,8 @@ pub fn lower_loop_exits(
         value: None,
         through_loops: false,
         loops: Vec::new(),
-        construct,
     };
-    exit.vec(body, false).map(|_| ())
+    exit.vec(body);
 }
 
 pub struct Exit<'a> {
@@ -70,70 +68,60 @@ pub struct Exit<'a> {
     pub through_loops: bool,
     /// Loops whose body may set the flag (they must stop when it is set).
     pub loops: Vec<TextRange>,
-    pub construct: &'static str,
 }
 
 impl Exit<'_> {
     /// Lowers the exits in `block`; true when the block may set the flag.
-    pub fn block(&mut self, block: &mut Vec<Stmt>, in_finally: bool) -> Result<bool, Refusal> {
+    pub fn block(&mut self, block: &mut Vec<Stmt>) -> bool {
         let mut i = 0;
         while i < block.len() {
             if (self.is_exit)(&block[i]) {
-                if in_finally {
-                    return Err(Refusal::new(&block[i], self.construct,
-                        "an exit inside `finally` cancels a pending exception or return; lowered to a flag it would not"));
-                }
                 block.truncate(i + 1);
                 let exit = block.pop().unwrap();
                 block.extend((self.lower)(exit));
-                return Ok(true);
+                return true;
             }
-            let sets = self.children(&mut block[i], in_finally)?;
-            if sets {
+            if self.children(&mut block[i]) {
                 let mut rest = block.split_off(i + 1);
                 if !rest.is_empty() {
-                    self.block(&mut rest, in_finally)?;
+                    self.block(&mut rest);
                     let origin = rest[0].range();
                     block.push(self.guard(rest, origin));
                 }
-                return Ok(true);
+                return true;
             }
             i += 1;
         }
-        Ok(false)
+        false
     }
 
     fn guard(&self, rest: Vec<Stmt>, origin: TextRange) -> Stmt {
         guard(&self.flag, rest, origin)
     }
 
-    fn children(&mut self, stmt: &mut Stmt, in_finally: bool) -> Result<bool, Refusal> {
+    fn children(&mut self, stmt: &mut Stmt) -> bool {
         if matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-            return Ok(false);
+            return false;
         }
-        let is_loop = matches!(stmt, Stmt::While(_) | Stmt::For(_));
-        if is_loop && !self.through_loops {
-            return Ok(false);
+        if matches!(stmt, Stmt::While(_) | Stmt::For(_)) && !self.through_loops {
+            return false;
         }
         let range = stmt.range();
         let mut sets = false;
         match stmt {
             Stmt::Try(t) => {
-                let body = self.vec(&mut t.body, in_finally)?;
+                let body = self.vec(&mut t.body);
                 sets |= body;
                 for ast::ExceptHandler::ExceptHandler(h) in &mut t.handlers {
-                    sets |= self.vec(&mut h.body, in_finally)?;
+                    sets |= self.vec(&mut h.body);
                 }
-                let orelse = self.vec(&mut t.orelse, in_finally)?;
-                sets |= orelse;
-                if body && !t.orelse.is_empty() {
+                sets |= self.vec(&mut t.orelse);
+                if body {
                     // The else clause runs only when the body completed.
-                    let rest: Vec<Stmt> = std::mem::take(&mut t.orelse).into_iter().collect();
-                    let origin = rest[0].range();
-                    t.orelse = ThinVec::from_iter([self.guard(rest, origin)]);
+                    self.guard_clause(&mut t.orelse);
                 }
                 let pending = sets;
-                sets |= self.vec(&mut t.finalbody, true)?;
+                sets |= self.vec(&mut t.finalbody);
                 if pending && !t.finalbody.is_empty() {
                     let finalbody: Vec<Stmt> = std::mem::take(&mut t.finalbody).into_iter().collect();
                     let origin = finalbody[0].range();
@@ -144,28 +132,35 @@ impl Exit<'_> {
                     )]);
                 }
             }
-            _ => {
-                let mut result = Ok(());
-                crate::blocks::for_each_block_vec(stmt, &mut |b| {
-                    if result.is_ok() {
-                        match self.block(b, in_finally) {
-                            Ok(s) => sets |= s,
-                            Err(e) => result = Err(e),
-                        }
-                    }
-                });
-                result?;
+            Stmt::While(ast::StmtWhile { body, orelse, .. }) | Stmt::For(ast::StmtFor { body, orelse, .. }) => {
+                let body_sets = self.vec(body);
+                sets = body_sets | self.vec(orelse);
+                if body_sets {
+                    self.loops.push(range);
+                    // A loop stopped by the flag ends as if its test failed;
+                    // its else clause runs only when no exit was taken.
+                    // (Loops reach here with an else clause only in
+                    // `finally_exits`: the break pass has moved them out.)
+                    self.guard_clause(orelse);
+                }
             }
+            _ => crate::blocks::for_each_block_vec(stmt, &mut |b| sets |= self.block(b)),
         }
-        if sets && is_loop {
-            self.loops.push(range);
-        }
-        Ok(sets)
+        sets
     }
 
-    fn vec(&mut self, b: &mut ThinVec<Stmt>, in_finally: bool) -> Result<bool, Refusal> {
+    /// `if not <flag>: clause`, for a clause that must not run after an exit.
+    fn guard_clause(&self, clause: &mut ThinVec<Stmt>) {
+        if let Some(first) = clause.first() {
+            let origin = first.range();
+            let rest: Vec<Stmt> = std::mem::take(clause).into_iter().collect();
+            *clause = ThinVec::from_iter([self.guard(rest, origin)]);
+        }
+    }
+
+    fn vec(&mut self, b: &mut ThinVec<Stmt>) -> bool {
         let mut v: Vec<Stmt> = std::mem::take(b).into_iter().collect();
-        let r = self.block(&mut v, in_finally);
+        let r = self.block(&mut v);
         *b = v.into_iter().collect();
         r
     }

@@ -16,18 +16,13 @@ pub fn rewrite(body: &mut [Stmt], rewrite: &dyn Fn(&mut Expr)) {
     }
 }
 
-/// Like [`rewrite`], for the passes that make lambdas, around two bugs of
-/// RustPython 0.5's compiler (CPython compiles both):
-/// - some comprehensions holding lambdas fail (`[g(lambda: c) for c in x if
-///   h(lambda: 8, lambda: c)]`: "the symbol 'c' must be present in the
-///   symbol table"): inside comprehensions only the first iterable (the part
-///   evaluated in the function's own scope) is rewritten; a comprehension is
-///   a scope of its own that needs no conversion to keep its meaning;
-/// - nested scopes in `finally` blocks fail in several ways (any nested
-///   scope when the `try` returns, breaks or continues; a lambda after a
-///   nested comprehension always: "no symbol table available", "the symbol
-///   'ag__' must be present in the symbol table"): `finally` blocks are left
-///   as written (Python's own lazy operators there keep their meaning).
+/// Like [`rewrite`], for the passes that make lambdas: inside comprehensions
+/// only the first iterable (the part evaluated in the function's own scope)
+/// is rewritten; a comprehension is a scope of its own that needs no
+/// conversion to keep its meaning. (This began as a way around a RustPython
+/// compiler bug with lambdas in a comprehension's `if`, `[g(lambda: c) for c
+/// in x if h(lambda: 8, lambda: c)]`, since fixed in the vendored code
+/// generator: see its PATCHES.md.)
 pub fn rewrite_thunking(body: &mut [Stmt], rewrite: &dyn Fn(&mut Expr)) {
     let w = Walker { rewrite, thunking: true };
     for s in body {
@@ -58,7 +53,7 @@ pub fn thunkable(e: &Expr) -> bool {
 struct Walker<'a> {
     rewrite: &'a dyn Fn(&mut Expr),
     /// Whether this walk makes lambdas: it then leaves out comprehension
-    /// bodies and `finally` blocks (see `rewrite_thunking`).
+    /// bodies (see `rewrite_thunking`).
     thunking: bool,
 }
 
@@ -121,16 +116,6 @@ impl Transformer for Walker<'_> {
                 }
                 self.visit_body(&mut w.body);
             }
-            Stmt::Try(t) if self.thunking => {
-                self.visit_body(&mut t.body);
-                for ast::ExceptHandler::ExceptHandler(h) in &mut t.handlers {
-                    if let Some(e) = &mut h.type_ {
-                        self.visit_expr(e);
-                    }
-                    self.visit_body(&mut h.body);
-                }
-                self.visit_body(&mut t.orelse);
-            }
             Stmt::TypeAlias(_) => {}
             _ => walk_stmt(self, stmt),
         }
@@ -179,46 +164,4 @@ impl Walker<'_> {
             other => self.visit_expr(other),
         }
     }
-}
-
-/// Whether `body` holds a nested scope of the user's (a def, class, lambda
-/// or comprehension the program wrote, not one the converter made), where
-/// RustPython's compiler cannot take more in a `finally` (see
-/// [`rewrite_thunking`]).
-pub fn has_user_scope(body: &[Stmt], is_generated: &dyn Fn(&str) -> bool) -> bool {
-    use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
-    struct V<'a>(bool, &'a dyn Fn(&str) -> bool);
-    impl Visitor<'_> for V<'_> {
-        fn visit_stmt(&mut self, s: &Stmt) {
-            match s {
-                Stmt::FunctionDef(f) if !(self.1)(f.name.as_str()) => self.0 = true,
-                Stmt::ClassDef(_) => self.0 = true,
-                _ if !self.0 => walk_stmt(self, s),
-                _ => {}
-            }
-        }
-        fn visit_expr(&mut self, e: &Expr) {
-            match e {
-                Expr::Lambda(l) if !crate::ast_build::is_generated_lambda(l) => self.0 = true,
-                Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => self.0 = true,
-                _ if !self.0 => walk_expr(self, e),
-                _ => {}
-            }
-        }
-    }
-    let mut v = V(false, is_generated);
-    for st in body {
-        v.visit_stmt(st);
-    }
-    v.0
-}
-
-/// Whether the function's own statements (not nested functions') hold a
-/// `try` whose `finally` holds a user scope (see `passes::convert_body`).
-pub fn has_scoped_finally(body: &[Stmt]) -> bool {
-    body.iter().any(|s| match s {
-        Stmt::FunctionDef(_) | Stmt::ClassDef(_) => false,
-        Stmt::Try(t) if has_user_scope(&t.finalbody, &|_| false) => true,
-        other => crate::blocks::blocks(other).into_iter().any(has_scoped_finally),
-    })
 }

@@ -3,25 +3,27 @@
 //!
 //! | # | pass                       | rewrites                                        |
 //! |---|----------------------------|-------------------------------------------------|
-//! | 1 | [`functions`]              | refusals, `super()`, declarations to the top, local annotations dropped |
-//! | 2 | [`break_statements`]       | `break` → flag, loop `else` → guarded code      |
-//! | 3 | [`asserts`]                | `assert` → `ag__.assert_stmt`                   |
-//! | 4 | [`continue_statements`]    | `continue` → flag                               |
-//! | 5 | [`return_statements`]      | `return` → flag and value, one exit             |
-//! | 6 | [`slices`]                 | `x[i]`, `x[i] = v` → `ag__.get_item/set_item`   |
-//! | 7 | [`call_trees`]             | `f(a)` → `ag__.converted_call(f)(a)`            |
-//! | 8 | [`conditional_expressions`]| `a if c else b` → `ag__.if_exp`                 |
-//! | 9 | [`logical_expressions`]    | `and`/`or`/`not`/chained comparisons            |
-//! | 10| [`control_flow`]           | `if`/`while`/`for` → `ag__.*_stmt` + functions  |
-//! | 11| [`variables`]              | unbound-local reads, declarations               |
+//! | 1 | [`functions`]              | `super()`, declarations to the top, local annotations dropped |
+//! | 2 | [`finally_exits`]          | exits inside `finally` → taken after the `try` |
+//! | 3 | [`break_statements`]       | `break` → flag, loop `else` → guarded code      |
+//! | 4 | [`asserts`]                | `assert` → `ag__.assert_stmt`                   |
+//! | 5 | [`continue_statements`]    | `continue` → flag                               |
+//! | 6 | [`return_statements`]      | `return` → flag and value, one exit             |
+//! | 7 | [`slices`]                 | `x[i]`, `x[i] = v` → `ag__.get_item/set_item`   |
+//! | 8 | [`call_trees`]             | `f(a)` → `ag__.converted_call(f)(a)`            |
+//! | 9 | [`conditional_expressions`]| `a if c else b` → `ag__.if_exp`                 |
+//! | 10| [`logical_expressions`]    | `and`/`or`/`not`/chained comparisons            |
+//! | 11| [`control_flow`]           | `if`/`while`/`for` → `ag__.*_stmt` + functions  |
+//! | 12| [`variables`]              | unbound-local reads, declarations               |
 //!
 //! Analyses run before the rewrites that need them: scopes and reaching
-//! definitions on the function as written (pass 11 uses them), liveness and
-//! activity inside pass 10 on the code it converts. In generators and
-//! coroutines, passes 2, 4, 5 and 10 are skipped: moving code that yields or
-//! awaits into a nested function would change what it means. Functions that
-//! read their own namespace (`locals()`, `vars()`, `dir()`, `exec(s)`,
-//! `eval(s)`) also skip 3, 8 and 9, which put code into lambdas.
+//! definitions on the function as written (pass 12 uses them), liveness and
+//! activity inside pass 11 on the code it converts. In generators and
+//! coroutines, passes 2, 3, 5, 6 and 11 are skipped: moving code that yields
+//! or awaits into a nested function would change what it means (their exits
+//! stay as written, `finally` included). Functions that read their own
+//! namespace (`locals()`, `vars()`, `dir()`, `exec(s)`, `eval(s)`) also skip
+//! 4, 9 and 10, which put code into lambdas.
 
 pub mod asserts;
 pub mod break_statements;
@@ -31,6 +33,7 @@ pub mod continue_statements;
 pub mod control_flow;
 mod exits;
 pub mod expressions;
+pub mod finally_exits;
 pub mod functions;
 pub mod logical_expressions;
 pub mod return_statements;
@@ -89,22 +92,16 @@ fn convert_body(
     // A function that reads its own namespace keeps its statements and gets
     // no lambdas: both would change what `locals()` or `eval(s)` see.
     let reads_namespace = functions::reads_namespace(body);
-    // Nor does a function with a `finally` holding a def, lambda or
-    // comprehension: RustPython 0.5 compiles a `finally` twice, and nested
-    // scopes in it shift the ones after it ("the symbol ... must be present
-    // in the symbol table", "no symbol table available"; found by the
-    // fuzzer), so the converter adds none to such a function.
-    let scoped_finally = expressions::has_scoped_finally(body);
     let scope = Scope::of_function(Some(&f.parameters), body);
     let unbound = definitions::possibly_unbound(&scope, body);
-    let convert_statements = !f.is_async && !yields(body) && !reads_namespace && !scoped_finally;
+    let convert_statements = !f.is_async && !yields(body) && !reads_namespace;
     let mut cx = FunctionContext {
         namer,
         ag: ag.to_string(),
         scope,
         unbound,
         convert_statements,
-        thunks: !reads_namespace && !scoped_finally,
+        thunks: !reads_namespace,
         extra_tests: HashMap::default(),
     };
     if in_class {
@@ -118,14 +115,15 @@ fn convert_body(
     }
     let prologue = functions::prologue_end(body);
     if cx.convert_statements {
-        break_statements::run(body, &mut cx)?;
+        finally_exits::run(body, &mut cx);
+        break_statements::run(body, &mut cx);
     }
     if cx.thunks {
         asserts::run(body, &cx);
     }
     if cx.convert_statements {
-        continue_statements::run(body, &mut cx)?;
-        return_statements::run(body, &mut cx, prologue)?;
+        continue_statements::run(body, &mut cx);
+        return_statements::run(body, &mut cx, prologue);
     }
     slices::run(body, &cx);
     call_trees::run(body, &cx);

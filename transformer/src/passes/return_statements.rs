@@ -9,16 +9,15 @@ use super::exits::{self, Exit};
 use crate::ast_build::{self, Sub};
 use crate::blocks;
 use crate::context::FunctionContext;
-use crate::error::Refusal;
 use ruff_python_ast::Stmt;
 use ruff_text_size::{Ranged, TextRange};
 
-pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext, at: usize) -> Result<(), Refusal> {
+pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext, at: usize) {
     let nested_return = body.iter().any(|s| {
         blocks::blocks(s).into_iter().any(|b| blocks::any_stmt(b, &mut |s| matches!(s, Stmt::Return(_))))
     });
     if !nested_return {
-        return Ok(());
+        return;
     }
     let do_return = cx.namer.new_name("do_return");
     let retval = cx.namer.new_name("retval_");
@@ -39,10 +38,9 @@ pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext, at: usize) -> Result<
         value: Some(retval.clone()),
         through_loops: true,
         loops: Vec::new(),
-        construct: "return in finally",
     };
     let mut rest = body.split_off(at);
-    exit.block(&mut rest, false)?;
+    exit.block(&mut rest);
     for l in std::mem::take(&mut exit.loops) {
         cx.extra_tests.entry(l).or_default().push(do_return.clone());
     }
@@ -51,5 +49,4 @@ pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext, at: usize) -> Result<
     body.extend(rest);
     let end = body.last().map(|s| TextRange::empty(s.range().end())).unwrap_or_default();
     body.push(ast_build::stmt("return VALUE", end, vec![("VALUE", Sub::Name(retval))]));
-    Ok(())
 }
