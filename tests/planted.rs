@@ -14,12 +14,16 @@ mod common;
 
 use std::process::Command;
 
-/// Fuzzes with `bug` planted until the first finding; the findings' directories.
+/// Fuzzes the plain family with `bug` planted until the first finding; the findings' directories.
 fn fuzz(bug: &str, reduce_time: &str) -> (Vec<std::fs::DirEntry>, String) {
+    fuzz_family(bug, "plain", reduce_time)
+}
+
+fn fuzz_family(bug: &str, family: &str, reduce_time: &str) -> (Vec<std::fs::DirEntry>, String) {
     let out_dir = std::env::temp_dir().join(format!("stagecheck-planted-{bug}-{reduce_time}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out_dir);
     let out = Command::new(env!("CARGO_BIN_EXE_stagecheck"))
-        .args(["fuzz", "--time", "60s", "--jobs", "1", "--family", "plain", "--seed", "7", "--stop-at-first"])
+        .args(["fuzz", "--time", "60s", "--jobs", "1", "--family", family, "--seed", "7", "--stop-at-first"])
         .args(["--reduce-time", reduce_time, "--out"])
         .arg(&out_dir)
         .env("STAGECHECK_PLANT", bug)
@@ -33,8 +37,12 @@ fn fuzz(bug: &str, reduce_time: &str) -> (Vec<std::fs::DirEntry>, String) {
 }
 
 fn finds(bug: &str) {
+    finds_in(bug, "plain");
+}
+
+fn finds_in(bug: &str, family: &str) {
     // The reductions take 1-2 s unloaded; the margin is for a busy machine.
-    let (findings, stdout) = fuzz(bug, "20s");
+    let (findings, stdout) = fuzz_family(bug, family, "20s");
     for f in findings {
         let program = std::fs::read_to_string(f.path().join("program.py")).expect("program.py");
         assert!(program.contains("# replay: stagecheck check"), "{program}");
@@ -53,6 +61,13 @@ fn finds(bug: &str) {
         println!("{bug}: {} lines from {}\n{reduced}", lines, common::code_lines(&program));
     }
     println!("{bug}: found\n{stdout}");
+}
+
+#[test]
+fn guards_skip_globals() {
+    // A staged function reading a global scalar the program rebinds between
+    // calls (the tensor family writes both) reuses its stale trace.
+    finds_in("guards_skip_globals", "tensor");
 }
 
 #[test]

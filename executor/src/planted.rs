@@ -5,7 +5,8 @@
 
 use rustpython_vm::{compiler::Mode, scope::Scope, VirtualMachine};
 
-/// The runtime bugs, each replacing one operator of `stagecheck.ag`.
+/// The runtime bugs, each replacing one operator of `stagecheck.ag` or
+/// switching off part of `stagecheck.staging`.
 pub const RUNTIME: &[(&str, &str)] = &[
     (
         // `and_` evaluates every operand, even after a false one.
@@ -21,6 +22,13 @@ pub const RUNTIME: &[(&str, &str)] = &[
         // The loop test runs once more after the loop ends.
         "while_test_once_more",
         "def while_stmt(test, body, get_state, set_state, symbol_names, opts):\n    while test():\n        body()\n    test()\nag.while_stmt = while_stmt\n",
+    ),
+    (
+        // Trace guards on globals and builtins check nothing (issue 23): a
+        // staged function reading a global rebound between calls reuses
+        // its stale trace.
+        "guards_skip_globals",
+        "staging._Guards.planted_drop = 'global'\n",
     ),
     (
         // Every converted `if` takes the worker process down (abort): a
@@ -39,6 +47,10 @@ pub fn install(vm: &VirtualMachine) {
         .and_then(|m| m.get_item_opt("stagecheck.ag", vm).ok().flatten())
         .expect("the runtime is installed");
     scope.globals.set_item("ag", ag, vm).expect("a dict takes str keys");
+    let staging = crate::sandbox::sys_modules(vm)
+        .and_then(|m| m.get_item_opt("stagecheck.staging", vm).ok().flatten())
+        .expect("the runtime is installed");
+    scope.globals.set_item("staging", staging, vm).expect("a dict takes str keys");
     let abort = vm.new_function("abort", || -> () { std::process::abort() });
     scope.globals.set_item("abort", abort.into(), vm).expect("a dict takes str keys");
     let code = vm.compile(source, Mode::Exec, "<planted>".to_owned()).expect("planted bugs compile");
