@@ -30,6 +30,8 @@ thread_local! {
     /// Soft and hard thresholds on `LIVE` for the current run (isize::MAX: none).
     static SOFT: Cell<isize> = const { Cell::new(isize::MAX) };
     static HARD: Cell<isize> = const { Cell::new(isize::MAX) };
+    /// How much further a run must grow after a `MemoryError` before the next.
+    static STEP: Cell<isize> = const { Cell::new(isize::MAX) };
     /// The run's flag, read by its watchdog; null outside runs.
     static FLAG: Cell<*const AtomicU8> = const { Cell::new(std::ptr::null()) };
 }
@@ -100,6 +102,7 @@ impl Budget {
         let limit = limit.min(isize::MAX as usize / 4) as isize;
         SOFT.with(|s| s.set(base.saturating_add(limit)));
         HARD.with(|h| h.set(base.saturating_add(limit.saturating_mul(2))));
+        STEP.with(|s| s.set((limit / 8).max(1)));
         FLAG.with(|f| f.set(std::sync::Arc::as_ptr(flag)));
         Budget
     }
@@ -108,6 +111,19 @@ impl Budget {
     /// `diverged (memory limit)`), for native code the watchdog cannot reach.
     pub fn over_hard() -> bool {
         LIVE.with(Cell::get) > HARD.with(Cell::get)
+    }
+
+    /// A `MemoryError` was raised on the current thread (by the watchdog or
+    /// a size guard): the soft limit moves to an eighth of the budget above
+    /// what is live now, so the next one comes only after the run has grown
+    /// that much. In CPython a MemoryError is one failed allocation, and a
+    /// program that catches it may go on; refusing every allocation past the
+    /// limit would leave such a program looping on refusals, never reaching
+    /// twice its budget (`diverged (memory limit)`), until its time limit.
+    pub fn memory_error_raised() {
+        let live = LIVE.with(Cell::get);
+        let step = STEP.with(Cell::get);
+        SOFT.with(|s| s.set(s.get().max(live.saturating_add(step))));
     }
 
     /// Bytes the current thread may still allocate before the soft limit.
@@ -123,5 +139,6 @@ impl Drop for Budget {
         FLAG.with(|f| f.set(std::ptr::null()));
         SOFT.with(|s| s.set(isize::MAX));
         HARD.with(|h| h.set(isize::MAX));
+        STEP.with(|s| s.set(isize::MAX));
     }
 }

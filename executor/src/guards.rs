@@ -58,9 +58,12 @@ fn check(seq: &PyObject, n: i128, vm: &VirtualMachine) -> PyResult<()> {
 /// MemoryError if `size` bytes are beyond what the run may still allocate.
 fn check_size(what: &str, size: Option<u128>, vm: &VirtualMachine) -> PyResult<()> {
     match size {
-        Some(size) if size > Budget::remaining() as u128 => Err(vm.new_memory_error(format!(
-            "stagecheck: {what} would allocate {size} bytes, beyond the run's memory limit"
-        ))),
+        Some(size) if size > Budget::remaining() as u128 => {
+            Budget::memory_error_raised();
+            Err(vm.new_memory_error(format!(
+                "stagecheck: {what} would allocate {size} bytes, beyond the run's memory limit"
+            )))
+        }
         _ => Ok(()),
     }
 }
