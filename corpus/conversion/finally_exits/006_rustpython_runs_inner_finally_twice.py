@@ -1,8 +1,8 @@
 # id: conv-finally_exits-006
 # construct: finally_exits
 # modes: original,unstaged
-# expect: diverged
-# reason: accepted: a RustPython bug in the original: when an inner try's return is overridden by a return in the outer finally, RustPython 0.5 runs the inner finally a second time (log has 'inner finally' twice); CPython runs it once, as the converted program does (checked against python3 by tests/finally_exits.rs)
+# expect: agree
+# reason: a RustPython 0.5 bug ran the inner finally a second time here (the outer finally's return unwound the inner try's fblock again); the vendored codegen compiles a finally body with only the fblocks below its own (executor/vendor/rustpython-codegen/PATCHES.md), and the original now prints what CPython prints
 # about: a return in the outer finally overriding a return from a nested try whose finally has no exit
 
 log = []

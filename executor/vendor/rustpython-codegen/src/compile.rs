@@ -1711,10 +1711,17 @@ impl Compiler {
                     // codegen_unwind_fblock(FINALLY_TRY)
                     emit!(self, PseudoInstruction::PopBlock);
 
-                    // Temporarily remove the FinallyTry fblock so nested return/break/continue
-                    // in the finally body won't see it again
+                    // stagecheck patch: the finally body is compiled with only
+                    // the fblocks below its FinallyTry, as CPython's
+                    // codegen_unwind_fblock_stack pops each fblock before
+                    // unwinding it: the ones above it (an except handler, an
+                    // inner try's FinallyTry, a loop, a with) are already
+                    // unwound here, and a return/break/continue in this body
+                    // unwound them again (StackUnderflow, or an inner finally
+                    // run twice). Upstream removed the FinallyTry fblock alone.
                     let code = self.current_code_info();
-                    let saved_fblock = code.fblock.remove(fblock_idx);
+                    let saved_fblocks = code.fblock.split_off(fblock_idx);
+                    let saved_fblock = &saved_fblocks[0];
 
                     // Push PopValue fblock if preserving tos
                     if preserve_tos {
@@ -1731,9 +1738,9 @@ impl Compiler {
                         self.pop_fblock(FBlockType::PopValue);
                     }
 
-                    // Restore the fblock
+                    // Restore the fblocks
                     let code = self.current_code_info();
-                    code.fblock.insert(fblock_idx, saved_fblock);
+                    code.fblock.extend(saved_fblocks);
                 }
             }
         }
@@ -5808,7 +5815,16 @@ impl Compiler {
             }
         );
 
-        emit!(self, PseudoInstruction::PopBlock);
+        // stagecheck patch: no PopBlock before RERAISE 2 and one on the
+        // suppress path, as CPython's codegen_with_except_finish: upstream
+        // popped the cleanup handler before RERAISE 2 (the exception left
+        // without POP_EXCEPT, and the with's exception stayed the current
+        // one: the __context__ of a later exception) and not on the
+        // suppress path, so the code after the with took the cleanup
+        // handler wherever the suppress path reached it first (a body that
+        // always raises, returns, breaks or continues): an enclosing
+        // finally covered its own normal-path copy and ran twice, a raise
+        // after the with in a try/except crashed the VM.
         self.pop_fblock(FBlockType::ExceptionHandler);
 
         emit!(self, Instruction::Reraise { depth: 2 });
@@ -5817,6 +5833,7 @@ impl Compiler {
         // Stack: [..., exit_func, self_exit, lasti, prev_exc, exc, True]
         self.switch_to_block(suppress_block);
         emit!(self, Instruction::PopTop); // pop True
+        emit!(self, PseudoInstruction::PopBlock); // stagecheck patch (above)
         emit!(self, Instruction::PopExcept); // pop exc, restore prev_exc
         emit!(self, Instruction::PopTop); // pop lasti
         emit!(self, Instruction::PopTop); // pop self_exit
@@ -9907,17 +9924,20 @@ impl Compiler {
                     emit!(self, PseudoInstruction::PopBlock);
 
                     // compile finally body inline
-                    // Temporarily pop the FinallyTry fblock so nested break/continue
-                    // in the finally body won't see it again.
+                    // stagecheck patch: with only the fblocks below the
+                    // FinallyTry, as in unwind_fblock_stack: those above are
+                    // unwound already, and a break/continue/return in the
+                    // body unwound them again (upstream removed the
+                    // FinallyTry fblock alone).
                     let code = self.current_code_info();
-                    let saved_fblock = code.fblock.remove(fblock_idx);
+                    let saved_fblocks = code.fblock.split_off(fblock_idx);
 
                     self.compile_finally_at_exit(&body)?;
 
-                    // Restore the fblock (though this break/continue will jump away,
+                    // Restore the fblocks (though this break/continue will jump away,
                     // this keeps the fblock stack consistent for error checking)
                     let code = self.current_code_info();
-                    code.fblock.insert(fblock_idx, saved_fblock);
+                    code.fblock.extend(saved_fblocks);
                 }
                 UnwindAction::FinallyEnd => {
                     // codegen_unwind_fblock(FINALLY_END)
