@@ -247,6 +247,13 @@ fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut Fun
     inner.extend_from(&uses);
     block(&mut body, &inner, cx);
     let test = match extra_test(origin, cx) {
+        // A test with `:=` (or `yield`) cannot move into a lambda, where it
+        // would bind in the lambda: a plain `and` after the flags, which are
+        // Python bools (found by the fuzzer: `while (e := e + 1) < 3:` with a
+        // `return` in its body raised UnboundLocalError converted).
+        Some(extra) if !super::expressions::thunkable(&s.test) => {
+            ast_build::expr("EXTRA and (TEST)", vec![("EXTRA", Sub::Expr(extra)), ("TEST", Sub::Expr(*s.test))])
+        }
         Some(extra) => conjunction(vec![extra, *s.test], cx),
         None => *s.test,
     };

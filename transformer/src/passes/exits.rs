@@ -132,6 +132,12 @@ impl Exit<'_> {
                     )]);
                 }
             }
+            Stmt::With(w) => {
+                sets = self.vec(&mut w.body);
+                if sets {
+                    *stmt = self.cancel_in_exits(std::mem::replace(stmt, Stmt::Pass(ast::StmtPass { range, node_index: Default::default() })));
+                }
+            }
             Stmt::While(ast::StmtWhile { body, orelse, .. }) | Stmt::For(ast::StmtFor { body, orelse, .. }) => {
                 let body_sets = self.vec(body);
                 sets = body_sets | self.vec(orelse);
@@ -147,6 +153,35 @@ impl Exit<'_> {
             _ => crate::blocks::for_each_block_vec(stmt, &mut |b| sets |= self.block(b)),
         }
         sets
+    }
+
+    /// A `with` whose body may set the flag: each manager's `__exit__` is a
+    /// `finally` (when one raises, the exit is cancelled, and an outer manager
+    /// may swallow that exception), so `with A, B: body` becomes `try: with A:
+    /// try: with B: body / except BaseException: <cancel>; raise` (one item
+    /// a `with`, the same statement) / except BaseException: <cancel>; raise`.
+    /// Found by the fuzzer: `with A, B: return 0` where B's `__exit__` raised
+    /// and A's swallowed it returned 0 converted, None as written.
+    fn cancel_in_exits(&self, stmt: Stmt) -> Stmt {
+        let Stmt::With(w) = stmt else { return stmt };
+        let origin = w.range;
+        let ast::StmtWith { items, body, is_async, node_index, range } = w;
+        let mut inner: Vec<Stmt> = body.into_iter().collect();
+        for item in items.into_iter().rev() {
+            let with = Stmt::With(ast::StmtWith {
+                items: vec![item],
+                body: inner.into_iter().collect(),
+                is_async,
+                node_index: node_index.clone(),
+                range,
+            });
+            inner = vec![ast_build::stmt(
+                "try:\n    BODY\nexcept BaseException:\n    CANCEL\n    raise",
+                origin,
+                vec![("BODY", Sub::Body(vec![with])), ("CANCEL", Sub::Body(reset(&self.flag, self.value.as_deref(), origin)))],
+            )];
+        }
+        inner.pop().expect("a with has an item")
     }
 
     /// `if not <flag>: clause`, for a clause that must not run after an exit.
