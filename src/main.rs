@@ -90,6 +90,11 @@ enum Command {
     /// Exit status: 0 when the run found nothing new, 1 when it saved new
     /// findings, 2 on bad usage.
     Fuzz(FuzzArgs),
+    /// Write generated programs as files, one per program, each headed by its
+    /// family, seed, index and constructs (program i of seed s is fuzz's).
+    ///
+    /// Exit status: 0 when written, 2 on bad usage or an unwritable directory.
+    Generate(commands::generate::GenerateArgs),
     /// Say which GPU the staged-gpu mode would use (the Vulkan adapter), or why none.
     ///
     /// Exit status: 0 when there is one, 1 when there is none.
@@ -140,6 +145,7 @@ fn main() -> ExitCode {
             commands::check::check_cmd(&file, &modes, json, time_limit, oracle, !no_gpu_shadow)
         }
         Command::Fuzz(args) => commands::fuzz::fuzz_cmd(args),
+        Command::Generate(args) => commands::generate::generate_cmd(args),
         Command::Devices => Ok(commands::devices::devices()),
         Command::Report { dirs, out } => commands::report::report_cmd(&dirs, out.as_deref()),
         Command::Corpus { action: CorpusAction::Review { dir, out } } => commands::corpus::corpus_review(&dir, &out),

@@ -51,6 +51,44 @@ pub struct Config {
     pub allow_nested_calls: bool,
     /// Python hyper-parameters and Python globals read by staged functions (tensor family).
     pub allow_hyperparams: bool,
+    /// Classes: methods, inheritance and `super`, properties, class-body scoping.
+    pub allow_classes: bool,
+    /// Classes with dunder operators (`__iadd__`, `__eq__`, `__bool__`, `__len__`, `__getitem__`/`__setitem__`, `__iter__`, ...).
+    pub allow_dunders: bool,
+    /// `with` over context managers that suppress, re-raise or raise in `__exit__`.
+    pub allow_with: bool,
+    /// String methods, slicing, f-strings (format specs, `=`), str subclasses.
+    pub allow_strings: bool,
+    /// Floats: `/`, `**`, `math`, -0.0, inf, nan.
+    pub allow_floats: bool,
+    /// Tuples and unpacking: nested, starred, in `for` targets, swaps.
+    pub allow_unpacking: bool,
+    /// Dicts (literals, methods, iteration order) and sets.
+    pub allow_dicts_sets: bool,
+    /// Subscript, slice and attribute assignment, augmented too.
+    pub allow_item_assign: bool,
+    /// `match`: literal, capture, sequence, mapping and class patterns, guards.
+    pub allow_match: bool,
+    /// `:=`, in conditions and in comprehensions.
+    pub allow_walrus: bool,
+    /// `assert` with messages, failing ones caught.
+    pub allow_assert: bool,
+    /// `*args`, `**kwargs`, keyword-only parameters, defaults (a mutable one too).
+    pub allow_signatures: bool,
+    /// Function and class decorators.
+    pub allow_decorators: bool,
+    /// `is`/`is not` and `isinstance`.
+    pub allow_identity: bool,
+    /// `return`/`break`/`continue` inside `finally`.
+    pub allow_finally_exits: bool,
+    /// Generators driven by `send`, `throw` and `close`.
+    pub allow_gen_protocol: bool,
+    /// Exception chaining: `raise ... from`, implicit context.
+    pub allow_raise_from: bool,
+    /// Integers far beyond 64 bits.
+    pub allow_big_ints: bool,
+    /// Mutually recursive functions.
+    pub allow_mutual_recursion: bool,
     /// Nesting of compound statements: 1..=4 after clamping.
     pub max_depth: u8,
     /// Statements per block: 1..=6 after clamping.
@@ -100,6 +138,25 @@ impl Default for Config {
             allow_staged_loops: true,
             allow_nested_calls: true,
             allow_hyperparams: true,
+            allow_classes: true,
+            allow_dunders: true,
+            allow_with: true,
+            allow_strings: true,
+            allow_floats: true,
+            allow_unpacking: true,
+            allow_dicts_sets: true,
+            allow_item_assign: true,
+            allow_match: true,
+            allow_walrus: true,
+            allow_assert: true,
+            allow_signatures: true,
+            allow_decorators: true,
+            allow_identity: true,
+            allow_finally_exits: true,
+            allow_gen_protocol: true,
+            allow_raise_from: true,
+            allow_big_ints: true,
+            allow_mutual_recursion: true,
             max_depth: 3,
             max_stmts: 4,
             max_functions: 3,

@@ -12,6 +12,7 @@
 
 use crate::gen::{Gen, EXCEPTIONS};
 use crate::plain_expr::{self as pe, bounded};
+use crate::plain_objects;
 use crate::scope::{CallKind, Callable, Mark};
 use crate::table::Want;
 use crate::types::Ty;
@@ -56,6 +57,7 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
     ] {
         g.w.line(l);
     }
+    plain_objects::prelude(g);
     // Module state: ints and lists the functions read and (via `global`) write.
     let n_int = u.int_in_range(1..=3)?;
     let n_list = u.int_in_range(0..=2)?;
@@ -102,7 +104,7 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
 }
 
 /// `try: <body> except TOP_CATCH as e: print(...)` at the top level.
-fn guarded(g: &mut Gen, u: &mut Unstructured, body: impl FnOnce(&mut Gen, &mut Unstructured) -> Result<()>) -> Result<()> {
+pub(crate) fn guarded(g: &mut Gen, u: &mut Unstructured, body: impl FnOnce(&mut Gen, &mut Unstructured) -> Result<()>) -> Result<()> {
     g.w.line("try:");
     let saved = g.ctx;
     // What TOP_CATCH covers may be raised on purpose here.
@@ -130,6 +132,62 @@ enum Body {
 /// generating the body go above it, then `_tick()`, the body, the ending.
 fn def(g: &mut Gen, u: &mut Unstructured, name: &str, arity: u32, kind: Body) -> Result<()> {
     let params: Vec<String> = (0..arity).map(|_| g.fresh("p")).collect();
+    let bound: Vec<(String, Ty, bool)> =
+        params.iter().enumerate().map(|(i, p)| (p.clone(), Ty::Int, kind == Body::Recursive && i == 0)).collect();
+    // The recursion depth is read-only: it bounds the recursion.
+    let header = format!("def {name}({}):", params.join(", "));
+    def_with(g, u, &header, &bound, kind == Body::Generator, |g, u| {
+        if kind == Body::Recursive {
+            g.w.line(format!("if {} <= 0:", params[0]));
+            g.w.line(format!("    return {} % 1000", params[1]));
+        }
+        let n = u.int_in_range(1..=g.cfg.max_stmts)?;
+        for _ in 0..n {
+            if g.budget == 0 {
+                break;
+            }
+            g.stmt(u)?;
+        }
+        match kind {
+            Body::Func => {
+                let e = bounded(pe::int(g, u)?);
+                g.w.line(format!("return {e}"));
+            }
+            Body::Generator => {
+                let last = if g.chance(u, 1, 2)? {
+                    format!("yield {}", bounded(pe::int(g, u)?))
+                } else {
+                    format!("yield from {}", pe::iterable(g, u)?)
+                };
+                g.w.line(last);
+            }
+            Body::Recursive => {
+                let (d, a) = (&params[0], &params[1]);
+                let e1 = bounded(pe::int(g, u)?);
+                if g.chance(u, 1, 2)? {
+                    let e2 = bounded(pe::int(g, u)?);
+                    g.w.line(format!("return ({name}({d} - 1, {e1}) + {name}({d} - 2, {e2})) % 1000"));
+                } else {
+                    g.w.line(format!("return ({name}({d} - 1, {e1}) + {a}) % 1000"));
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Writes `header` (a `def` line, any parameters) and a body written by
+/// `body` in a fresh function frame where `bound` are the parameters the
+/// generated code may use: declarations found while writing the body go
+/// above it, then `_tick()`, then the body.
+pub(crate) fn def_with(
+    g: &mut Gen,
+    u: &mut Unstructured,
+    header: &str,
+    bound: &[(String, Ty, bool)],
+    generator: bool,
+    body: impl FnOnce(&mut Gen, &mut Unstructured) -> Result<()>,
+) -> Result<()> {
     let outer = g.w.take();
     let saved = g.ctx;
     if g.scope.in_function() {
@@ -141,51 +199,17 @@ fn def(g: &mut Gen, u: &mut Unstructured, name: &str, arity: u32, kind: Body) ->
     g.ctx.loop_exit_blocked = false;
     g.ctx.catching = 0;
     g.ctx.expr_depth = 0;
-    g.ctx.in_generator = kind == Body::Generator;
+    g.ctx.in_generator = generator;
     g.scope.push_frame();
-    for (i, p) in params.iter().enumerate() {
-        // The recursion depth is read-only: it bounds the recursion.
-        g.scope.bind(p, Ty::Int, kind == Body::Recursive && i == 0);
+    for (p, ty, ro) in bound {
+        g.scope.bind(p, *ty, *ro);
     }
-    if kind == Body::Recursive {
-        g.w.line(format!("if {} <= 0:", params[0]));
-        g.w.line(format!("    return {} % 1000", params[1]));
-    }
-    let n = u.int_in_range(1..=g.cfg.max_stmts)?;
-    for _ in 0..n {
-        if g.budget == 0 {
-            break;
-        }
-        g.stmt(u)?;
-    }
-    match kind {
-        Body::Func => {
-            let e = bounded(pe::int(g, u)?);
-            g.w.line(format!("return {e}"));
-        }
-        Body::Generator => {
-            let last = if g.chance(u, 1, 2)? {
-                format!("yield {}", bounded(pe::int(g, u)?))
-            } else {
-                format!("yield from {}", pe::iterable(g, u)?)
-            };
-            g.w.line(last);
-        }
-        Body::Recursive => {
-            let (d, a) = (&params[0], &params[1]);
-            let e1 = bounded(pe::int(g, u)?);
-            if g.chance(u, 1, 2)? {
-                let e2 = bounded(pe::int(g, u)?);
-                g.w.line(format!("return ({name}({d} - 1, {e1}) + {name}({d} - 2, {e2})) % 1000"));
-            } else {
-                g.w.line(format!("return ({name}({d} - 1, {e1}) + {a}) % 1000"));
-            }
-        }
-    }
+    let r = body(g, u);
     let frame = g.scope.pop_frame();
     g.ctx = saved;
-    let body = std::mem::replace(&mut g.w, outer);
-    g.w.line(format!("def {name}({}):", params.join(", ")));
+    let text = std::mem::replace(&mut g.w, outer);
+    r?;
+    g.w.line(header);
     g.w.indent();
     if !frame.globals.is_empty() {
         g.w.line(format!("global {}", frame.globals.iter().cloned().collect::<Vec<_>>().join(", ")));
@@ -194,13 +218,13 @@ fn def(g: &mut Gen, u: &mut Unstructured, name: &str, arity: u32, kind: Body) ->
         g.w.line(format!("nonlocal {}", frame.nonlocals.iter().cloned().collect::<Vec<_>>().join(", ")));
     }
     g.w.line("_tick()");
-    g.w.append(body);
+    g.w.append(text);
     g.w.dedent();
     Ok(())
 }
 
 /// An `if` line with a condition, then `then` one level deeper.
-fn if_then(g: &mut Gen, u: &mut Unstructured, then: &str) -> Result<()> {
+pub(crate) fn if_then(g: &mut Gen, u: &mut Unstructured, then: &str) -> Result<()> {
     let c = pe::cond(g, u)?;
     g.w.line(format!("if {c}:"));
     g.w.line(format!("    {then}"));
@@ -331,7 +355,7 @@ pub fn if_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
 /// The body of a loop: `_tick()`, `pre` lines, then a block, in a loop
 /// context; then maybe an `else` block, where the names bound since `targets`
 /// (the loop's targets: unbound if it never ran) are out of scope again.
-fn loop_body(g: &mut Gen, u: &mut Unstructured, pre: &[String], targets: Mark) -> Result<()> {
+pub(crate) fn loop_body(g: &mut Gen, u: &mut Unstructured, pre: &[String], targets: Mark) -> Result<()> {
     g.w.indent();
     g.w.line("_tick()");
     for l in pre {
@@ -513,7 +537,7 @@ pub fn del_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
 }
 
 /// `try: print(v) except NameError` (UnboundLocalError in functions).
-fn read_maybe_unbound(g: &mut Gen, v: &str) {
+pub(crate) fn read_maybe_unbound(g: &mut Gen, v: &str) {
     let e = g.fresh("e");
     g.w.line("try:");
     g.w.line(format!("    print('{v}', {v})"));
@@ -594,7 +618,7 @@ pub fn closure(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
 }
 
 /// `v = call` (a new variable) or `print(call)`.
-fn use_call(g: &mut Gen, u: &mut Unstructured, call: &str, ty: Ty) -> Result<String> {
+pub(crate) fn use_call(g: &mut Gen, u: &mut Unstructured, call: &str, ty: Ty) -> Result<String> {
     if g.chance(u, 1, 2)? {
         let v = g.fresh("v");
         g.w.line(format!("{v} = {call}"));

@@ -13,7 +13,7 @@ use crate::table::Want;
 use crate::types::Ty;
 use arbitrary::{Result, Unstructured};
 
-fn catches(g: &Gen, exc: &str) -> bool {
+pub(crate) fn catches(g: &Gen, exc: &str) -> bool {
     let i = EXCEPTIONS.iter().position(|e| *e == exc).expect("known exception");
     g.ctx.catching & (1 << i) != 0
 }

@@ -15,7 +15,7 @@
 use crate::config::Config;
 use crate::gen::Gen;
 use crate::types::TTy;
-use crate::{plain, plain_expr, tensor, tensor_expr, Family};
+use crate::{plain, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family};
 use arbitrary::{Result, Unstructured};
 
 /// What the generator wants at this point.
@@ -54,6 +54,27 @@ fn gate(on: bool, w: u8) -> u32 {
     } else {
         0
     }
+}
+
+/// A row of the plain family's wider Python: half its group's weight, at least 1.
+fn half(on: bool, w: u8) -> u32 {
+    if on && w > 0 {
+        (w as u32).div_ceil(2)
+    } else {
+        0
+    }
+}
+
+fn stmt_nest(g: &Gen, w: Want) -> bool {
+    w == Want::Stmt && g.can_nest_stmt()
+}
+
+fn cond_nest(g: &Gen, w: Want) -> bool {
+    w == Want::Cond && g.can_nest_expr()
+}
+
+fn int_nest(g: &Gen, w: Want) -> bool {
+    w == Want::Int && g.can_nest_expr()
 }
 
 fn simple(c: &Config) -> u32 {
@@ -109,6 +130,46 @@ pub static TABLE: &[Construct] = &[
     row("subscript", P, plain_expr::can_subscript, |c| c.weight_exprs as u32, plain_expr::subscript),
     row("len", P, plain_expr::can_len, |c| c.weight_exprs as u32, plain_expr::len),
     row("comprehension", P, plain_expr::can_comprehension, |c| gate(c.allow_comprehensions, c.weight_exprs), plain_expr::comprehension),
+    // ---- plain family: classes, objects, calls (plain_objects.rs) ------
+    row("class", P, po::can_big, |c| half(c.allow_classes, c.weight_scoping), po::class),
+    row("inheritance_super", P, po::can_big, |c| half(c.allow_classes, c.weight_scoping), po::inheritance),
+    row("property", P, po::can_big, |c| half(c.allow_classes, c.weight_scoping), po::property),
+    row("class_body_scoping", P, po::can_big, |c| half(c.allow_classes, c.weight_scoping), po::class_body_scoping),
+    row("class_decorator", P, po::can_big, |c| half(c.allow_decorators && c.allow_classes, c.weight_scoping), po::class_decorator),
+    row("dunder_arith", P, po::can_big, |c| half(c.allow_dunders, c.weight_exprs), po::dunder_arith),
+    row("dunder_container", P, po::can_big, |c| half(c.allow_dunders, c.weight_exprs), po::dunder_container),
+    row("attribute_assign", P, po::can_obj, |c| gate(c.allow_item_assign, c.weight_exprs), po::attribute_assign),
+    row("attribute_read", P, po::can_attribute_read, |c| c.weight_exprs as u32, po::attribute_read),
+    row("with", P, stmt_nest, |c| gate(c.allow_with, c.weight_exceptions), po::with_stmt),
+    row("decorator", P, po::can_big, |c| half(c.allow_decorators, c.weight_calls), po::decorator),
+    row("signature", P, po::can_big, |c| half(c.allow_signatures, c.weight_calls), po::signature),
+    row("mutable_default", P, po::can_big, |c| half(c.allow_signatures, c.weight_calls), po::mutable_default),
+    row("generator_protocol", P, po::can_big, |c| half(c.allow_gen_protocol, c.weight_calls), po::gen_protocol),
+    row("mutual_recursion", P, po::can_big, |c| half(c.allow_mutual_recursion, c.weight_calls), po::mutual_recursion),
+    // ---- plain family: data and control (plain_data.rs) ----------------
+    row("fstring", P, |_, w| w == Want::Stmt, |c| half(c.allow_strings, c.weight_simple), pd::fstring),
+    row("string_methods", P, int_nest, |c| half(c.allow_strings, c.weight_exprs), pd::string_methods),
+    row("str_subclass", P, po::can_big, |c| half(c.allow_strings && c.allow_classes, c.weight_exprs), pd::str_subclass),
+    row("float_arith", P, |_, w| w == Want::Stmt, |c| half(c.allow_floats, c.weight_exprs), pd::float_arith),
+    row("float_special", P, |_, w| w == Want::Stmt, |c| half(c.allow_floats, c.weight_exprs), pd::float_special),
+    row("tuple_unpack", P, |_, w| w == Want::Stmt, |c| gate(c.allow_unpacking, c.weight_simple), pd::tuple_unpack),
+    row("starred_unpack", P, |_, w| w == Want::Stmt, |c| half(c.allow_unpacking, c.weight_simple), pd::starred_unpack),
+    row("for_unpack", P, stmt_nest, |c| gate(c.allow_unpacking, c.weight_loops), pd::for_unpack),
+    row("dict_ops", P, stmt_nest, |c| half(c.allow_dicts_sets, c.weight_exprs), pd::dict_ops),
+    row("set_ops", P, |g, w| matches!(w, Want::Int | Want::List | Want::Cond) && g.can_nest_expr(), |c| half(c.allow_dicts_sets, c.weight_exprs), pd::set_ops),
+    row("subscript_assign", P, pd::can_item_assign, |c| gate(c.allow_item_assign, c.weight_exprs), pd::subscript_assign),
+    row("subscript_augassign", P, pd::can_item_assign, |c| gate(c.allow_item_assign, c.weight_exprs), pd::subscript_augassign),
+    row("slice_assign", P, pd::can_item_assign, |c| half(c.allow_item_assign, c.weight_exprs), pd::slice_assign),
+    row("match_value", P, stmt_nest, |c| half(c.allow_match, c.weight_control), pd::match_value),
+    row("match_structure", P, stmt_nest, |c| half(c.allow_match, c.weight_control), pd::match_structure),
+    row("walrus", P, stmt_nest, |c| half(c.allow_walrus, c.weight_control), pd::walrus),
+    row("walrus_comprehension", P, |_, w| w == Want::Stmt, |c| half(c.allow_walrus && c.allow_comprehensions, c.weight_exprs), pd::walrus_comprehension),
+    row("assert", P, |_, w| w == Want::Stmt, |c| half(c.allow_assert, c.weight_exceptions), pd::assert_stmt),
+    row("raise_from", P, stmt_nest, |c| half(c.allow_raise_from, c.weight_exceptions), pd::raise_from),
+    row("finally_exit", P, pd::can_finally_exit, |c| gate(c.allow_finally_exits && c.allow_try, c.weight_exceptions), pd::finally_exit),
+    row("big_int", P, int_nest, |c| half(c.allow_big_ints, c.weight_exprs), pd::big_int),
+    row("identity", P, cond_nest, |c| half(c.allow_identity, c.weight_exprs), pd::identity),
+    row("isinstance", P, cond_nest, |c| half(c.allow_identity, c.weight_exprs), pd::isinstance),
     // ---- tensor family: statements ------------------------------------
     row("tensor_assign", T, tensor::can_assign, simple, tensor::assign),
     row("staged_if", T, tensor::can_compound, |c| 1 + c.weight_control as u32, tensor::staged_if),

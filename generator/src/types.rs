@@ -73,6 +73,9 @@ pub enum Ty {
     Int,
     /// A Python list of ints.
     List,
+    /// An instance of a generated class (plain family): an int attribute `x`,
+    /// a list attribute `items`, a `__repr__` of its own (never an address).
+    Obj,
     /// A tensor.
     Tensor(TTy),
     /// A Python int a staged function takes as a hyper-parameter: read, never

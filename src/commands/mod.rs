@@ -4,6 +4,7 @@
 //! - `convert.rs`: `stagecheck convert` (the converted program, its source map)
 //! - `check.rs`: `stagecheck check` (a program in several modes, compared)
 //! - `fuzz.rs`: `stagecheck fuzz` (generate and check programs, write a report)
+//! - `generate.rs`: `stagecheck generate` (generated programs as files)
 //! - `reduce.rs`: `stagecheck reduce` (shrink a finding's program)
 //! - `corpus.rs`: `stagecheck corpus replay`, `corpus add`, `corpus review`
 //! - `report.rs`: `stagecheck report` (rebuild or merge fuzz reports)
@@ -16,6 +17,7 @@ pub(crate) mod convert;
 pub(crate) mod corpus;
 pub(crate) mod devices;
 pub(crate) mod fuzz;
+pub(crate) mod generate;
 pub(crate) mod reduce;
 pub(crate) mod report;
 pub(crate) mod run;
