@@ -131,6 +131,7 @@ impl Executor {
                 let restoring = Instant::now();
                 scope.globals.clear();
                 drop(scope);
+                crate::tensors::end_run();
                 snapshot.restore(vm);
                 phases.restore = restoring.elapsed();
                 (terminal, globals)

@@ -19,6 +19,9 @@ pub enum ErrorKind {
     RecursionLimit,
     /// The executor's interrupt check said stop (a deadline, a memory budget).
     Interrupted,
+    /// A `Raise` node ran: the Python exception its tracer recorded as this
+    /// site (the caller re-raises it; the message is for printing).
+    Raised(u32),
 }
 
 /// An op or executor error. `Display` gives the message alone.

@@ -16,7 +16,7 @@
 //! gets it by value ([`Device::op_into`]), and the CPU writes elementwise
 //! results (and matrix products) into it when no one else holds it
 //! (`Tensor::data_mut`: a strong count of 1; no `Weak` exists). A loop whose
-//! condition and body are flat (`Plan::flat`: only `Const` and `Op` nodes)
+//! condition and body are flat (`Plan::flat`: only `Const`, `Op` and `Raise` nodes)
 //! runs in `flat_loop`, on two value buffers kept for the loop instead of a
 //! frame per invocation, with the same checks before each invocation
 //! (depth, interrupt). On the CPU ([`Device::constant`]) `Const` nodes store
@@ -343,7 +343,7 @@ impl<'l, D: Device> Executor<'l, D> {
         Ok(())
     }
 
-    /// A loop whose condition and body are flat (only `Const` and `Op`
+    /// A loop whose condition and body are flat (only `Const`, `Op`, `Raise`
     /// nodes), run in place of the frame on top of `depth` frames: each
     /// invocation is what `push` and `step` would do (the same checks before
     /// it, the same arguments, nodes and errors), on two value buffers kept
@@ -503,7 +503,7 @@ impl<'l, D: Device> Executor<'l, D> {
         while let Some(node) = func.nodes.get(frame.pc) {
             let i = frame.pc;
             match node {
-                Node::Const(_) | Node::Op { .. } => {
+                Node::Const(_) | Node::Op { .. } | Node::Raise { .. } => {
                     self.simple_node(func, frame.plan, &mut frame.values, i, node)?;
                     frame.pc = i + 1;
                 }
@@ -540,7 +540,8 @@ impl<'l, D: Device> Executor<'l, D> {
         Ok(Step::Return(results))
     }
 
-    /// Runs node `i` of `func`, a `Const` or an `Op`, on `values`: its
+    /// Runs node `i` of `func`, a `Const`, an `Op` or a `Raise` (which
+    /// fails with `ErrorKind::Raised`), on `values`: its
     /// output stored (unless dead), the values it read for the last time freed.
     #[inline]
     fn simple_node(&self, func: &Function, plan: &Plan, values: &mut Slots<D::Value>, i: usize, node: &Node) -> Result<(), OpError> {
@@ -575,6 +576,7 @@ impl<'l, D: Device> Executor<'l, D> {
                 }
                 out
             }
+            Node::Raise { site, message, .. } => return Err(OpError::new(crate::ErrorKind::Raised(*site), message.clone())),
             _ => return Err(internal("an invocation in a flat function")),
         };
         let first = plan.first_output.get(i).copied().ok_or_else(|| internal("bad node"))?;

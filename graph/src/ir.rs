@@ -71,6 +71,20 @@ pub enum Node {
         callee: FnId,
         inputs: Vec<ValueId>,
     },
+    /// Raises, when executed, the Python exception the tracer recorded as
+    /// `site` (one raised while tracing this path of a staged branch, lazy
+    /// operand or loop body): the path ends here. It defines one value per
+    /// `results` signature that nothing ever computes, so a raising branch
+    /// returns what the other branch of its cond returns. `exc_type`,
+    /// `message` and `line` (the traced source's) are for printing; the
+    /// executor reports `ErrorKind::Raised(site)` with `message`.
+    Raise {
+        site: u32,
+        exc_type: String,
+        message: String,
+        line: Option<u32>,
+        results: Vec<Sig>,
+    },
 }
 
 impl Library {
@@ -100,6 +114,7 @@ impl Library {
             Node::Cond { then_fn, .. } => self.get(*then_fn).map(|f| f.results.len()),
             Node::While { inputs, .. } => Some(inputs.len()),
             Node::Call { callee, .. } => self.get(*callee).map(|f| f.results.len()),
+            Node::Raise { results, .. } => Some(results.len()),
         }
     }
 }
@@ -108,7 +123,7 @@ impl Node {
     /// The values the node reads, in order (a `Cond`'s predicate first).
     pub fn uses(&self) -> Vec<ValueId> {
         match self {
-            Node::Const(_) => Vec::new(),
+            Node::Const(_) | Node::Raise { .. } => Vec::new(),
             Node::Op { inputs, .. } | Node::While { inputs, .. } | Node::Call { inputs, .. } => inputs.clone(),
             Node::Cond { pred, inputs, .. } => std::iter::once(*pred).chain(inputs.iter().copied()).collect(),
         }

@@ -122,6 +122,9 @@ impl Library {
                 format!("(while {} {} {})", self.fn_ref(*cond_fn), self.fn_ref(*body_fn), args(inputs))
             }
             Node::Call { callee, inputs } => format!("(call {} {})", self.fn_ref(*callee), args(inputs)),
+            Node::Raise { site, exc_type, message, line, .. } => {
+                format!("(raise {exc_type} {message:?} :line {} :site {site})", opt(line, u32::to_string))
+            }
         }
     }
 

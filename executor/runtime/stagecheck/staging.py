@@ -68,6 +68,8 @@ class _Tensors:
         kind, v = node
         if kind == 't':
             return tensors[v]
+        if kind == 'raise':
+            v()
         if kind == 'tuple':
             return tuple(self._build(x, tensors) for x in v)
         if kind == 'list':
@@ -112,26 +114,99 @@ class _SideEffects:
     depth = 0
 
 
+class _PathRaises(BaseException):
+    """The path being traced always raises at execution from here (a cond
+    whose branches both raise, a call of a staged function that always
+    raises): its raise is in the graph already, so tracing the path stops,
+    and the enclosing branch or function ends in a raise node (`site`)."""
+
+    def __init__(self, site, exc):
+        BaseException.__init__(self)
+        self.site = site
+        self.exc = exc
+
+
+_FILE_PREFIX = '<runtime>/'
+
+
+def _raise_line(exc):
+    """The line of the innermost frame of the program in `exc`'s traceback."""
+    tb, line = exc.__traceback__, None
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_FILE_PREFIX):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _exc_text(exc):
+    try:
+        return str(exc)
+    except Exception:
+        return '<unprintable %s>' % type(exc).__name__
+
+
+def _defer(exc):
+    """`exc`, raised while tracing a staged branch, lazy operand or loop body
+    (or a staged function), as a raise site for a raise node: raised when
+    execution takes the path. Refused (StagingError, with `exc`'s traceback,
+    so at its line) where raising it later would not be what the program
+    does: when a `try` or `with` of the traced code would see it (the
+    handler runs now or never), when its text shows a symbolic tensor, or
+    for a RecursionError (the depth of a trace is not the program's).
+    The runtime's own exceptions go on unchanged."""
+    if isinstance(exc, (StagingError, _NeedsGuess)) or not isinstance(exc, Exception):
+        return None
+    why = None
+    if isinstance(exc, RecursionError):
+        why = 'a RecursionError while tracing depends on the depth of the trace, not of the program'
+    elif '<symbolic ' in _exc_text(exc) or '<symbolic ' in repr(exc.args):
+        why = 'its message shows a symbolic tensor, whose value is known only at execution'
+    elif _n.handler_line() is not None:
+        why = 'it would reach a try or with statement of the staged code, whose handler cannot run at execution'
+    if why is not None:
+        raise StagingError('a %s raised in staged control flow cannot be deferred to execution: %s'
+                           % (type(exc).__name__, why)).with_traceback(exc.__traceback__) from None
+    return _n.raise_site(exc)
+
+
+def _end_raising(site, exc, pending, results=()):
+    return _n.trace_end_raise(site, type(exc).__name__, _exc_text(exc), _raise_line(exc), pending, list(results))
+
+
 def _traced(label, params, fn):
-    """Traces `fn(placeholders)` into a graph function; returns its id and
-    what `fn` returned."""
+    """Traces `fn(placeholders)` into a graph function; returns its id, what
+    `fn` returned, and the exception that ended the trace (deferred to a
+    raise node: `_defer`) or None."""
     handles = _n.trace_begin(label, params)
     _SideEffects.depth += 1
     saved_check = _dispatch.call_check
     _dispatch.call_check = check_side_effect
-    # Any exception aborts the trace and goes on unchanged.
+    # Any other exception aborts the trace and goes on unchanged.
     done = False
+    result = raised = None
     try:
-        result, outputs = fn([Tensor(h) for h in handles])
-        # Pending: the cond or while node completes the signature.
-        fid = _n.trace_end([t._h for t in outputs], True)
+        try:
+            result, outputs = fn([Tensor(h) for h in handles])
+        except _PathRaises as e:
+            raised = e
+        except BaseException as e:
+            site = _defer(e)
+            if site is None:
+                raise
+            raised = _PathRaises(site, e)
+        if raised is None:
+            # Pending: the cond or while node completes the signature.
+            fid = _n.trace_end([t._h for t in outputs], True)
+        else:
+            fid = _end_raising(raised.site, raised.exc, True)
         done = True
     finally:
         if not done:
             _n.trace_abort()
         _SideEffects.depth -= 1
         _dispatch.call_check = saved_check
-    return fid, result
+    return fid, result, raised
 
 
 def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
@@ -155,17 +230,28 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
                 tensors = [v for i, v in enumerate(state) if isinstance(v, Tensor) and i not in skip]
                 return state, tensors
             return run
-        then_id, then_state = _traced('if_true', [], branch(body))
-        else_id, else_state = _traced('if_false', [], branch(orelse))
-        return then_id, then_state, else_id, else_state
+        then = _traced('if_true', [], branch(body))
+        orelse_ = _traced('if_false', [], branch(orelse))
+        return then, orelse_
 
-    then_id, then_state, else_id, else_state = trace(())
+    (then_id, then_state, then_raised), (else_id, else_state, else_raised) = trace(())
+    if then_raised or else_raised:
+        # A branch that raises defines nothing: the other gives the outputs.
+        outs = [Tensor(h) for h in _n.cond(cond._h, then_id, else_id)]
+        if then_raised and else_raised:
+            set_state(tuple(init))
+            raise then_raised
+        state = else_state if then_raised else then_state
+        it = iter(outs)
+        final = [next(it) if isinstance(v, Tensor) else v for v in state]
+        set_state(tuple(final + init[nouts:]))
+        return
     one_sided = {i: ('true' if isinstance(b, _Undefined) else 'false')
                  for i, (a, b) in enumerate(zip(then_state, else_state))
                  if isinstance(a, _Undefined) != isinstance(b, _Undefined)}
     if one_sided:
         # Trace again without them (the first traces stay unused).
-        then_id, then_state, else_id, else_state = trace(one_sided)
+        (then_id, then_state, _), (else_id, else_state, _) = trace(one_sided)
     _check_branch_states(outputs, then_state, else_state, one_sided)
     outs = [Tensor(h) for h in _n.cond(cond._h, then_id, else_id)]
     it = iter(outs)
@@ -230,10 +316,19 @@ def _loop(kind, names, get_state, set_state, extra_init, test, step):
                 raise StagingError("'%s' is a Python value that a staged %s loop changes" % (name, kind))
         return None, list(extra) + [state[i] for i in slots]
 
-    cond_id, _ = _traced(kind + '_cond', params, cond_fn)
-    body_id, _ = _traced(kind + '_body', params, body_fn)
+    cond_id, _, cond_raised = _traced(kind + '_cond', params, cond_fn)
+    if cond_raised:
+        # The condition raises before any iteration: no body runs.
+        body_id, _, _ = _traced(kind + '_body', params, lambda tensors: (None, tensors))
+    else:
+        # A body that raises does so at the first iteration that runs it,
+        # after the condition's ops and its own before the raise.
+        body_id, _, _ = _traced(kind + '_body', params, body_fn)
     handles = [t._h for t in extra_init] + [init[i]._h for i in slots]
     outs = [Tensor(h) for h in _n.while_loop(cond_id, body_id, handles)]
+    if cond_raised:
+        set_state(tuple(init))
+        raise cond_raised
     for i in local:
         init[i] = _Unusable(names[i])
     with_vars(outs)
@@ -318,8 +413,15 @@ def _cond_value(pred, true_fn, false_fn, what):
             return v, ([v] if isinstance(v, Tensor) else [])
         return run
 
-    then_id, a = _traced(what + '_true', [], branch(true_fn))
-    else_id, b = _traced(what + '_false', [], branch(false_fn))
+    then_id, a, a_raised = _traced(what + '_true', [], branch(true_fn))
+    else_id, b, b_raised = _traced(what + '_false', [], branch(false_fn))
+    if a_raised or b_raised:
+        # A value that raises is none: the other is the expression's.
+        outs = _n.cond(pred._h, then_id, else_id)
+        if a_raised and b_raised:
+            raise a_raised
+        v = b if a_raised else a
+        return Tensor(outs[0]) if isinstance(v, Tensor) else v
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if _signature(a) != _signature(b):
             raise StagingError('the two values of a staged %s differ in dtype/shape: %s %s and %s %s'
@@ -406,8 +508,16 @@ class _Unusable(_Undefined):
 
 
 def _undefined_read(name, value=None):
+    """A read of a local that staged control flow left without a value.
+    Unbound before the statement on the path traced (`Undefined`): unbound
+    in the original too, which raises UnboundLocalError here (deferred to
+    execution inside a staged branch); bound on some symbolic paths only
+    (`_Unusable`): refused."""
     if isinstance(value, _Unusable):
         value._refuse()
+    if isinstance(value, _Undefined):
+        from stagecheck.ag import variables
+        raise UnboundLocalError(variables._UNBOUND.replace('stagecheck_probe_', name))
     raise StagingError("'%s' is bound only inside staged control flow and read after it" % name)
 
 
@@ -942,7 +1052,7 @@ class Function:
                 if e.key != key:
                     raise
                 continue
-            if guess is None or [_signature(t) for t in outputs.tensors] == [guess] and outputs.template[0] == 't':
+            if guess is None or isinstance(outputs, _Raising) or [_signature(t) for t in outputs.tensors] == [guess] and outputs.template[0] == 't':
                 return guards, fid, outputs, captured
         raise StagingError("the result type of the recursive staged function '%s' could not be inferred "
                            "(a recursive call must return one tensor of the type of one of its tensor arguments)" % self.__name__)
@@ -972,10 +1082,25 @@ class Function:
                 else:
                     holder.cell_contents = s
             args, kwargs = arguments.rebuild(symbolic[:n_args])
-            result = f(*args, **dict(kwargs))
-            outputs = _Tensors(result)
-            outputs.refuse_unusable()
-            fid = _n.trace_end([t._h for t in outputs.tensors])
+            raised = None
+            try:
+                result = f(*args, **dict(kwargs))
+            except _PathRaises as e:
+                raised = e
+            except BaseException as e:
+                # Escapes every path: raised at the call, after the graph's
+                # ops before it (as the original's would have run).
+                site = _defer(e)
+                if site is None:
+                    raise
+                raised = _PathRaises(site, e)
+            if raised is None:
+                outputs = _Tensors(result)
+                outputs.refuse_unusable()
+                fid = _n.trace_end([t._h for t in outputs.tensors])
+            else:
+                outputs = _Raising(raised)
+                fid = _end_raising(raised.site, raised.exc, False, [] if guess is None else [guess])
             done = True
         finally:
             if not done:
@@ -989,6 +1114,24 @@ class Function:
                 else:
                     holder.cell_contents = v
         return collector.finish(), fid, outputs, captured
+
+
+class _Raising:
+    """The outputs of a trace that always raises: none. Its template
+    (`('raise', thunk)`) is rebuilt only where its graph did not raise, as a
+    call node inside another trace: that path raises from there on."""
+
+    tensors = ()
+
+    def __init__(self, raised):
+        def thunk():
+            if _n.trace_current() is None:
+                raise StagingError('internal error: the graph of a staged function that always raises returned')
+            raise _PathRaises(raised.site, raised.exc)
+        self.template = ('raise', thunk)
+
+    def rebuild(self, tensors):
+        self.template[1]()
 
 
 class _NeedsGuess(Exception):

@@ -67,7 +67,8 @@ pub fn key_of(args: &PyTuple, kwargs: &Py<PyDict>, tensor_class: &Py<PyType>, vm
 }
 
 /// `_Tensors._build`: a template node `('t', i)`, `('tuple', nodes)`,
-/// `('list', nodes)` or `('py', value)` with the new tensors in place.
+/// `('list', nodes)`, `('py', value)` or `('raise', thunk)` with the new
+/// tensors in place.
 fn rebuild(node: &PyObject, tensors: &[PyObjectRef], vm: &VirtualMachine) -> PyResult {
     let bad = || vm.new_type_error("bad output template");
     let node = node.downcast_ref::<PyTuple>().filter(|t| t.len() == 2).ok_or_else(bad)?;
@@ -82,6 +83,12 @@ fn rebuild(node: &PyObject, tensors: &[PyObjectRef], vm: &VirtualMachine) -> PyR
         "t" => {
             let i: usize = v.try_to_value(vm)?;
             tensors.get(i).cloned().ok_or_else(bad)?
+        }
+        // A trace that always raises, called inside another trace (its
+        // graph raised otherwise): `v` raises that the path raises on.
+        "raise" => {
+            v.call((), vm)?;
+            return Err(bad());
         }
         "tuple" => vm.ctx.new_tuple(items(v)?).into(),
         "list" => vm.ctx.new_list(items(v)?).into(),

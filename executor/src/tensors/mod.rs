@@ -91,6 +91,10 @@ thread_local! {
     static TOLERANCE: Cell<Option<stagecheck_gpu::Tolerance>> = const { Cell::new(None) };
     /// Whether GPU ops are shadowed by the CPU kernels (`Config::gpu_shadow`).
     static SHADOW: Cell<bool> = const { Cell::new(true) };
+    /// The Python exceptions raise nodes stand for, by site, with the
+    /// traceback each had when traced (restored at every raise, so a line
+    /// is the raise's own however often it runs). Cleared at a run's end.
+    pub(crate) static RAISES: RefCell<Vec<(PyObjectRef, PyObjectRef)>> = const { RefCell::new(Vec::new()) };
     /// The GPU nodes beyond their ops' tolerances this run (shadowing).
     static MISMATCHES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
@@ -103,6 +107,14 @@ pub fn set_mode(mode: Mode) {
     PLACEMENT.with(|p| p.set(if mode == Mode::StagedGpu { Placement::Gpu } else { Placement::Cpu }));
     TOLERANCE.with(|t| t.set(None));
     MISMATCHES.with(|m| m.borrow_mut().clear());
+}
+
+/// Drops what staging holds of the run's Python objects (the exceptions of
+/// raise nodes), inside the run's watched window: their finalizers are the
+/// program's.
+pub fn end_run() {
+    let held = RAISES.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    drop(held);
 }
 
 /// Whether this thread's GPU graphs are shadowed by the CPU kernels.
@@ -190,6 +202,9 @@ struct RuntimeClasses {
     /// `Tensor.__dict__['_h']`: the slot's member descriptor.
     handle: PyObjectRef,
     staging_error: PyObjectRef,
+    /// `Function._trace.__code__`: the frames of traces in progress start
+    /// above the outermost frame running it (`handler_line`).
+    trace_code: PyObjectRef,
 }
 
 thread_local! {
@@ -208,8 +223,14 @@ pub(crate) fn remember_runtime(vm: &VirtualMachine) {
         .downcast_ref::<rustpython_vm::builtins::PyType>()
         .and_then(|t| t.get_direct_attr(vm.ctx.intern_str("_h")))
         .expect("Tensor has the slot _h");
+    let function = attr("stagecheck.staging", "Function");
+    let trace_code = function
+        .get_attr("_trace", vm)
+        .and_then(|f| f.get_attr("__code__", vm))
+        .expect("Function._trace is a function");
     let classes = RuntimeClasses {
-        function: attr("stagecheck.staging", "Function"),
+        trace_code,
+        function,
         tensor,
         handle,
         staging_error: attr("_stagecheck_tensor", "StagingError"),
@@ -263,6 +284,33 @@ fn element_values(v: &stagecheck_graph::Value) -> crate::Value {
         G::Float(f) => crate::Value::Float(f.to_bits()),
         G::List(items) => crate::Value::List(items.iter().map(element_values).collect()),
     }
+}
+
+/// The line of the innermost frame of user code, inside a trace in
+/// progress, whose current instruction lies in a `try` or `with` block (an
+/// entry of its code's exception table): an exception deferred to a graph's
+/// execution would pass that handler by. Frames below the outermost
+/// `Function._trace` are the caller's, reached at execution as at trace
+/// time; runtime frames (`runtime::FILE_PREFIX`) are the runtime's own.
+pub(crate) fn handler_line(vm: &VirtualMachine) -> Option<u32> {
+    let trace_code = RUNTIME.with(|r| r.borrow().as_ref().map(|r| r.trace_code.clone()))?;
+    let frames = vm.frames.borrow();
+    // SAFETY: frames on the VM's stack are alive while they are on it.
+    let frames: Vec<&rustpython_vm::Py<rustpython_vm::frame::Frame>> = frames.iter().map(|f| unsafe { f.as_ref() }).collect();
+    let outermost = frames.iter().position(|f| f.code.as_object().is(&trace_code))?;
+    for f in frames[outermost + 1..].iter().rev() {
+        if f.code.source_path().as_str().starts_with(crate::runtime::FILE_PREFIX) {
+            continue;
+        }
+        let lasti = f.lasti();
+        if lasti == 0 {
+            continue;
+        }
+        if rustpython_vm::bytecode::find_exception_handler(&f.code.exceptiontable, lasti - 1).is_some() {
+            return Some(f.current_location().line.get() as u32);
+        }
+    }
+    None
 }
 
 /// Whether `exc` is an instance of the runtime's own `StagingError` class

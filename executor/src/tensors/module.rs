@@ -18,11 +18,22 @@ pub const NAME: &str = "_stagecheck_tensor";
 /// An `OpError` as the Python exception programs see.
 pub fn op_error(e: OpError, vm: &VirtualMachine) -> rustpython_vm::builtins::PyBaseExceptionRef {
     match e.kind {
+        ErrorKind::Raised(site) => raised(site, vm).unwrap_or_else(|| vm.new_value_error(format!("raise site {site} is unknown: {}", e.message))),
         ErrorKind::ZeroDivision => vm.new_zero_division_error(e.message),
         ErrorKind::RecursionLimit => vm.new_recursion_error(e.message),
         ErrorKind::Unimplemented => vm.new_not_implemented_error(e.message),
         _ => vm.new_value_error(e.message),
     }
+}
+
+/// The exception of raise node `site`, its traceback the one it had when
+/// traced (the same object at every raise).
+fn raised(site: u32, vm: &VirtualMachine) -> Option<rustpython_vm::builtins::PyBaseExceptionRef> {
+    use rustpython_vm::builtins::PyBaseException;
+    let (exc, tb) = super::RAISES.with(|r| r.borrow().get(site as usize).cloned())?;
+    let exc = exc.downcast::<PyBaseException>().ok()?;
+    exc.set___traceback__(tb, vm).ok()?;
+    Some(exc)
 }
 
 #[rustpython_vm::pymodule]
@@ -330,6 +341,46 @@ pub(crate) mod _stagecheck_tensor {
         TRACER.with(|t| t.borrow().current().map(|f| f.0))
     }
 
+    /// Records `exc` (raised while tracing a path) as a raise site, with its
+    /// traceback now; the site's number.
+    #[pyfunction]
+    fn raise_site(exc: PyBaseExceptionRef, vm: &VirtualMachine) -> u32 {
+        let tb: PyObjectRef = exc.__traceback__().map_or_else(|| vm.ctx.none(), Into::into);
+        super::super::RAISES.with(|r| {
+            let mut r = r.borrow_mut();
+            r.push((exc.into(), tb));
+            (r.len() - 1) as u32
+        })
+    }
+
+    /// Ends the innermost trace at raise site `site` (`trace.rs: end_raise`).
+    #[pyfunction]
+    fn trace_end_raise(
+        site: u32,
+        exc_type: PyStrRef,
+        message: PyStrRef,
+        line: Option<u32>,
+        pending: bool,
+        results: PyListRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<u32> {
+        let results = signatures(results, vm)?;
+        let info = super::super::trace::RaiseInfo {
+            site,
+            exc_type: exc_type.to_string_lossy().into_owned(),
+            message: message.to_string_lossy().into_owned(),
+            line,
+        };
+        Ok(TRACER.with(|t| t.borrow_mut().end_raise(info, pending, results)).0)
+    }
+
+    /// The line of a `try` or `with` of user code inside the traces in
+    /// progress that an exception raised here would pass (`handler_line`).
+    #[pyfunction]
+    fn handler_line(vm: &VirtualMachine) -> Option<u32> {
+        super::super::handler_line(vm)
+    }
+
     #[pyfunction]
     fn trace_abort() {
         TRACER.with(|t| t.borrow_mut().abort());
@@ -371,6 +422,12 @@ pub(crate) mod _stagecheck_tensor {
         TRACER.with(|t| {
             let mut t = t.borrow_mut();
             if t.tracing() {
+                if t.may_raise(callee) && super::super::handler_line(vm).is_some() {
+                    return Err(staging_error(
+                        "a staged function that may raise at execution is called inside a try or with statement of a staged function: the handler cannot run at execution".into(),
+                        vm,
+                    ));
+                }
                 let syms = t.call(callee, &ins, expected).map_err(|e| trace_error(e, vm))?;
                 return Ok(syms.into_iter().map(Input::Symbolic).collect());
             }

@@ -44,6 +44,17 @@ enum LocalNode {
     Cond { pred: Local, then_fn: FnId, else_fn: FnId, inputs: Vec<Local> },
     While { cond_fn: FnId, body_fn: FnId, inputs: Vec<Local> },
     Call { callee: FnId, inputs: Vec<Local> },
+    Raise(RaiseInfo, Vec<(DType, Vec<usize>)>),
+}
+
+/// A Python exception raised while tracing a path: the site the runtime
+/// recorded it under (`tensors::RAISES`), and its text for printing.
+#[derive(Clone, Debug)]
+pub struct RaiseInfo {
+    pub site: u32,
+    pub exc_type: String,
+    pub message: String,
+    pub line: Option<u32>,
 }
 
 pub struct Builder {
@@ -89,6 +100,32 @@ impl Builder {
         (self.nodes.len() - 1) as u32
     }
 
+    /// Whether running the finished function may execute a raise node: its
+    /// own, or one of a function it runs (those in `raising`).
+    fn may_raise(&self, raising: &std::collections::HashSet<FnId>) -> bool {
+        self.nodes.iter().any(|n| match n {
+            LocalNode::Raise(..) => true,
+            LocalNode::Cond { then_fn, else_fn, .. } => raising.contains(then_fn) || raising.contains(else_fn),
+            LocalNode::While { cond_fn, body_fn, .. } => raising.contains(cond_fn) || raising.contains(body_fn),
+            LocalNode::Call { callee, .. } => raising.contains(callee),
+            _ => false,
+        })
+    }
+
+    /// Ends the builder with a raise node defining values of `sigs`: its outputs.
+    fn push_raise(&mut self, info: RaiseInfo, sigs: Vec<(DType, Vec<usize>)>) -> Vec<Local> {
+        let n = sigs.len();
+        let node = self.push(LocalNode::Raise(info, sigs.clone()));
+        self.outputs_of.insert(node, n);
+        (0..n)
+            .map(|k| {
+                let l = Local::Out { node, index: k as u32 };
+                self.sigs.insert(l, sigs[k].clone());
+                l
+            })
+            .collect()
+    }
+
     /// The finished function: values renumbered, `outputs` its results.
     fn finish(self, outputs: &[Local]) -> Function {
         let mut number: HashMap<Local, ValueId> = HashMap::new();
@@ -110,6 +147,9 @@ impl Builder {
                 }
                 LocalNode::While { cond_fn, body_fn, inputs } => Node::While { cond_fn, body_fn, inputs: maps(&inputs) },
                 LocalNode::Call { callee, inputs } => Node::Call { callee, inputs: maps(&inputs) },
+                LocalNode::Raise(r, results) => {
+                    Node::Raise { site: r.site, exc_type: r.exc_type, message: r.message, line: r.line, results }
+                }
             };
             for index in 0..outs {
                 number.insert(Local::Out { node: i as u32, index: index as u32 }, ValueId(next));
@@ -143,6 +183,11 @@ pub struct Tracer {
     /// The library's plans, made when it was last validated: kept while no
     /// function is added (traces add functions; running never changes them).
     plans: Option<Plans>,
+    /// Pending branches and loop parts whose trace raised: their raise node
+    /// is added when the cond or while node gives the signatures it stands for.
+    pending_raise: HashMap<FnId, RaiseInfo>,
+    /// Functions whose execution may run a raise node (theirs or a callee's).
+    raising: std::collections::HashSet<FnId>,
 }
 
 /// Why tracing cannot go on (a StagingError in Python).
@@ -284,9 +329,54 @@ impl Tracer {
             self.pending.insert(id, b);
             self.pending_outputs.insert(id, locals);
         } else {
+            if b.may_raise(&self.raising) {
+                self.raising.insert(id);
+            }
             self.library.functions[id.0 as usize] = b.finish(&locals);
         }
         Ok(id)
+    }
+
+    /// Ends the top function at a Python exception raised while tracing it
+    /// (`info`): the path always raises there. A branch or loop part stays
+    /// pending (its raise node gets the signatures of the values it stands
+    /// for from the cond or while node); a staged function's raise node
+    /// defines `results` (none, or a recursive call's guessed result).
+    pub fn end_raise(&mut self, info: RaiseInfo, pending: bool, results: Vec<(DType, Vec<usize>)>) -> FnId {
+        let mut b = self.stack.pop().expect("tracing");
+        let id = b.fid;
+        self.finished.insert(id, Finished { captured: b.captured.iter().map(|(s, _)| s.clone()).collect() });
+        if pending {
+            self.output_sigs.insert(id, Vec::new());
+            self.pending_raise.insert(id, info);
+            self.pending.insert(id, b);
+            self.pending_outputs.insert(id, Vec::new());
+        } else {
+            self.output_sigs.insert(id, results.clone());
+            let outs = b.push_raise(info, results);
+            self.raising.insert(id);
+            self.library.functions[id.0 as usize] = b.finish(&outs);
+        }
+        id
+    }
+
+    /// Whether `id` raised while traced (a pending branch or loop part).
+    fn raised(&self, id: FnId) -> bool {
+        self.pending_raise.contains_key(&id)
+    }
+
+    /// Gives a pending function that raised its raise node, defining `sigs`.
+    fn settle_raise(&mut self, id: FnId, sigs: &[(DType, Vec<usize>)]) {
+        let (Some(info), Some(b)) = (self.pending_raise.remove(&id), self.pending.get_mut(&id)) else { return };
+        let outs = b.push_raise(info, sigs.to_vec());
+        self.pending_outputs.insert(id, outs);
+        self.output_sigs.insert(id, sigs.to_vec());
+    }
+
+    /// Whether running `id` may execute a raise node (a call of it inside a
+    /// Python `try` of a trace would be caught by nothing at execution).
+    pub fn may_raise(&self, id: FnId) -> bool {
+        self.raising.contains(&id)
     }
 
     pub fn output_signatures(&self, id: FnId) -> Vec<(DType, Vec<usize>)> {
@@ -295,13 +385,23 @@ impl Tracer {
 
     fn close_pending(&mut self, id: FnId) {
         if let (Some(b), Some(outs)) = (self.pending.remove(&id), self.pending_outputs.remove(&id)) {
+            if b.may_raise(&self.raising) {
+                self.raising.insert(id);
+            }
             self.library.functions[id.0 as usize] = b.finish(&outs);
         }
     }
 
     /// `cond(pred, then, else)` in the top builder: both branches take the
     /// captures of both (then's first) and give their outputs.
+    ///
+    /// A branch that raised while traced returns what the other returns
+    /// (its raise node defines them); when both raised, the cond has no
+    /// outputs and always raises.
     pub fn cond(&mut self, pred: &Input, then_fn: FnId, else_fn: FnId) -> Result<Vec<Sym>, TraceError> {
+        let sigs = if self.raised(then_fn) { self.output_signatures(else_fn) } else { self.output_signatures(then_fn) };
+        self.settle_raise(then_fn, &sigs);
+        self.settle_raise(else_fn, &sigs);
         let then_caps = self.finished[&then_fn].captured.clone();
         let else_caps = self.finished[&else_fn].captured.clone();
         if let Some(b) = self.pending.get_mut(&then_fn) {
@@ -324,7 +424,6 @@ impl Tracer {
         for s in then_caps.iter().chain(&else_caps) {
             inputs.push(self.local(&Input::Symbolic(s.clone()))?);
         }
-        let sigs = self.output_signatures(then_fn);
         self.node_with_outputs(LocalNode::Cond { pred, then_fn, else_fn, inputs }, sigs)
     }
 
@@ -332,6 +431,10 @@ impl Tracer {
     /// and of body, passed through the body unchanged.
     pub fn while_loop(&mut self, cond_fn: FnId, body_fn: FnId, inits: &[Input]) -> Result<Vec<Sym>, TraceError> {
         let n = inits.len();
+        // A condition that raised always raises (it runs before any body); a
+        // body that raised raises at the first iteration it runs.
+        self.settle_raise(cond_fn, &[(DType::Bool, Vec::new())]);
+        self.settle_raise(body_fn, &inits.iter().map(Input::signature).collect::<Vec<_>>());
         let cond_caps = self.finished[&cond_fn].captured.clone();
         let body_caps = self.finished[&body_fn].captured.clone();
         if let Some(b) = self.pending.get_mut(&cond_fn) {
