@@ -132,6 +132,7 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|a| a == stagecheck::worker::SUBCOMMAND) {
         return stagecheck::worker::serve::serve();
     }
+    stagecheck::worker::this_binary_serves();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { file, json, time_limit, memory_limit, mode, show_graph } => {

@@ -197,3 +197,18 @@ fn printing_into_a_closed_pipe_ends_quietly() {
     let stderr = text(&out.stderr);
     assert!(!stderr.contains("panicked"), "a closed pipe must not panic: {stderr}");
 }
+
+/// The binary copied or installed under another name still runs its
+/// workers from itself (it looked for a `stagecheck` beside it and panicked).
+#[test]
+fn a_renamed_copy_runs_its_own_workers() {
+    let dir = std::env::temp_dir().join(format!("stagecheck-renamed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("sc-1.0");
+    std::fs::copy(env!("CARGO_BIN_EXE_stagecheck"), &copy).unwrap();
+    let p = program("renamed.py", b"print(6 * 7)\n");
+    let out = Command::new(&copy).args(["check", "--modes", "original,unstaged", p.to_str().unwrap()]).env_remove("STAGECHECK_WORKER_EXE").output().unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).contains("agree"), "{}", text(&out.stdout));
+}

@@ -34,6 +34,17 @@ pub mod serve;
 use crate::executor::{self, tensors, Config, Outcome, Phases, SyntaxError};
 use std::path::PathBuf;
 
+/// Set by the `stagecheck` binary's `main`: this process can serve as a
+/// worker, whatever its file is called (a copy or an install under another
+/// name used to look for a `stagecheck` beside it, and panicked).
+static THIS_BINARY_SERVES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Called by the `stagecheck` binary before any worker starts: workers run
+/// this very executable (`/proc/self/exe`).
+pub fn this_binary_serves() {
+    THIS_BINARY_SERVES.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The hidden subcommand a worker process runs.
 pub const SUBCOMMAND: &str = "__worker";
 /// Names the binary to start workers from, where it is not this one.
@@ -121,7 +132,8 @@ pub fn worker_exe() -> Result<PathBuf, String> {
         return Ok(exe.into());
     }
     let me = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
-    if me.file_name().is_some_and(|s| s.to_string_lossy().trim_end_matches(" (deleted)") == "stagecheck") {
+    let named_stagecheck = me.file_name().is_some_and(|s| s.to_string_lossy().trim_end_matches(" (deleted)") == "stagecheck");
+    if THIS_BINARY_SERVES.load(std::sync::atomic::Ordering::Relaxed) || named_stagecheck {
         let this = PathBuf::from("/proc/self/exe");
         return Ok(if this.exists() { this } else { me });
     }
