@@ -117,3 +117,15 @@ None [('after', 0), ('finally', 0), ('finally', 1), ('after', 2), ('finally', 2)
 "#
     );
 }
+
+/// Sub-tables are matched to nested scopes in the order they are compiled:
+/// an assignment's value is compiled before its targets, so its lambdas'
+/// tables must come first (a fuzz finding: converted code reads a loop
+/// body's variables through lambdas, in slice targets too).
+#[test]
+fn lambdas_in_an_assignment_value_and_target_compile() {
+    let src = "def a(b):\n    x = [0, 0]\n    x[(lambda: b)():] = [(lambda: 5)()]\n    return x\nprint(a(1))\n";
+    let out = Worker::new(Config::default()).run(src, "prog.py").expect("compiles");
+    assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
+    assert_eq!(out.stdout, "[0, 5]\n");
+}

@@ -1552,8 +1552,13 @@ impl SymbolTableBuilder {
                 self.scan_expressions(targets, ExpressionContext::Delete)?;
             }
             Stmt::Assign(StmtAssign { targets, value, .. }) => {
-                self.scan_expressions(targets, ExpressionContext::Store)?;
+                // stagecheck patch: the value before the targets, in the
+                // order they are compiled (sub-tables are matched by order):
+                // `x[(lambda: b)():] = [(lambda: 5)()]` gave the value's
+                // lambda the target's table ("the symbol 'b' must be present
+                // in the symbol table").
                 self.scan_expression(value, ExpressionContext::Load)?;
+                self.scan_expressions(targets, ExpressionContext::Store)?;
             }
             Stmt::AugAssign(StmtAugAssign { target, value, .. }) => {
                 self.scan_expression(target, ExpressionContext::Store)?;
