@@ -26,7 +26,7 @@ const fn staging(pattern: &'static str, why: &'static str, example: Option<&'sta
 const UNSTAGEABLE: &str = "the original's meaning depends on a Python value the graph cannot carry or a side effect it would run once per trace";
 const NOT_YET: &str = "not staged yet: refused rather than staged wrong";
 const UNGUARDABLE: &str = "a trace is reused only while every Python value it read is unchanged (executor/src/tensors/guards.rs); this one cannot be checked without running user code, or is too large to check at every call";
-const DEFERRED: &str = "an exception raised while tracing one path of staged control flow becomes a raise node, raised when execution takes the path (issue 25); this one cannot be raised later as the original raises it (a handler of the trace would catch it now or never, its text shows a symbolic value, or its cause is the trace's own depth)";
+const DEFERRED: &str = "an exception raised while tracing one path of staged control flow becomes a raise node, raised when execution takes the path (issue 25); this one cannot be raised later as the original raises it (a handler of the trace would catch it now or never, its text shows a symbolic value, it carries a container the original may build anew at each raise, or its cause is the trace's own depth)";
 const DTYPE: &str = "a graph value has one dtype and shape; the original changes it";
 
 /// The table. Order does not matter; [`intended`] takes the first match.
@@ -71,6 +71,11 @@ pub const INTENDED: &[Intended] = &[
         "a * raised in staged control flow cannot be deferred to execution: its message shows a symbolic tensor*",
         DEFERRED,
         Some("corpus/staged/raise/012_symbolic_message_refused.py"),
+    ),
+    staging(
+        "a * raised in staged control flow cannot be deferred to execution: its arguments or attributes hold a list*",
+        DEFERRED,
+        Some("corpus/staged/raise/013_mutable_payload_refused.py"),
     ),
     staging("a RecursionError raised in staged control flow cannot be deferred to execution*", DEFERRED, None),
     staging("a staged function that may raise at execution is called inside a try or with statement*", DEFERRED, None),

@@ -164,10 +164,55 @@ def _defer(exc):
         why = 'its message shows a symbolic tensor, whose value is known only at execution'
     elif _n.handler_line() is not None:
         why = 'it would reach a try or with statement of the staged code, whose handler cannot run at execution'
+    elif _holds_mutable(exc):
+        why = ('its arguments or attributes hold a list, dict, set or bytearray, which the original '
+               'may build anew at each raise (each raise of the graph gets the one built when traced)')
     if why is not None:
         raise StagingError('a %s raised in staged control flow cannot be deferred to execution: %s'
                            % (type(exc).__name__, why)).with_traceback(exc.__traceback__) from None
     return _n.raise_site(exc)
+
+
+_MUTABLE = (list, dict, set, bytearray)
+
+
+def _holds_mutable(exc):
+    """Whether `exc`'s args or attributes hold a built-in mutable container
+    (also inside tuples): each raise node execution gets a new exception
+    (`_fresh_exception`) but the same container, while the original may
+    build one at each raise (`raise E([1])`), and a handler that mutates it
+    would tell. Types only, no user code run (`issubclass` of `type`)."""
+    todo = list(exc.args) + list(getattr(exc, '__dict__', {}).values())
+    while todo:
+        v = todo.pop()
+        t = type(v)
+        if issubclass(t, _MUTABLE):
+            return True
+        if issubclass(t, (tuple, frozenset)):
+            todo.extend(v)
+    return False
+
+
+def _fresh_exception(exc):
+    """A new exception like `exc`, for each execution of its raise node: the
+    original builds one at every raise (a caught exception kept across two
+    calls is another object, its attributes its own). Built without running
+    the class's `__init__` again (its arguments need not be `args`); the
+    class's `__new__` gets `args`, as pickling does, which builtin
+    exceptions with fields (OSError, StopIteration) need."""
+    cls = type(exc)
+    try:
+        new = cls.__new__(cls, *exc.args)
+    except Exception:
+        new = BaseException.__new__(cls)
+    new.args = exc.args
+    extra = getattr(exc, '__dict__', None)
+    if extra:
+        new.__dict__.update(extra)
+    new.__cause__ = exc.__cause__
+    new.__context__ = exc.__context__
+    new.__suppress_context__ = exc.__suppress_context__
+    return new
 
 
 def _end_raising(site, exc, pending, results=()):

@@ -205,6 +205,8 @@ struct RuntimeClasses {
     /// `Function._trace.__code__`: the frames of traces in progress start
     /// above the outermost frame running it (`handler_line`).
     trace_code: PyObjectRef,
+    /// `staging._fresh_exception`: a raise node's exception, new at each raise.
+    fresh_exception: PyObjectRef,
 }
 
 thread_local! {
@@ -234,6 +236,7 @@ pub(crate) fn remember_runtime(vm: &VirtualMachine) {
         tensor,
         handle,
         staging_error: attr("_stagecheck_tensor", "StagingError"),
+        fresh_exception: attr("stagecheck.staging", "_fresh_exception"),
     };
     RUNTIME.with(|r| *r.borrow_mut() = Some(classes));
 }
@@ -311,6 +314,11 @@ pub(crate) fn handler_line(vm: &VirtualMachine) -> Option<u32> {
         }
     }
     None
+}
+
+/// `staging._fresh_exception`, as taken when the runtime was installed.
+pub(crate) fn fresh_exception() -> Option<PyObjectRef> {
+    RUNTIME.with(|r| r.borrow().as_ref().map(|r| r.fresh_exception.clone()))
 }
 
 /// Whether `exc` is an instance of the runtime's own `StagingError` class

@@ -26,11 +26,17 @@ pub fn op_error(e: OpError, vm: &VirtualMachine) -> rustpython_vm::builtins::PyB
     }
 }
 
-/// The exception of raise node `site`, its traceback the one it had when
-/// traced (the same object at every raise).
+/// The exception of raise node `site`: a new one like the one traced
+/// (`staging._fresh_exception`, as the original makes one at each raise),
+/// its traceback the one the traced one had.
 fn raised(site: u32, vm: &VirtualMachine) -> Option<rustpython_vm::builtins::PyBaseExceptionRef> {
     use rustpython_vm::builtins::PyBaseException;
     let (exc, tb) = super::RAISES.with(|r| r.borrow().get(site as usize).cloned())?;
+    let exc = match super::fresh_exception().map(|f| f.call((exc,), vm)) {
+        Some(Ok(fresh)) => fresh,
+        Some(Err(e)) => return Some(e),
+        None => return None,
+    };
     let exc = exc.downcast::<PyBaseException>().ok()?;
     exc.set___traceback__(tb, vm).ok()?;
     Some(exc)
