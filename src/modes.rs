@@ -153,6 +153,7 @@ pub fn run_converted(worker: &mut Worker, conversion: &Conversion, path: &str, m
                 }
                 *line = line.and_then(|l| conversion.map.original_line(l));
             }
+            outcome.graph = original_graph_lines(&outcome.graph, |l| conversion.map.original_line(l));
             // Staging declined explicitly (the runtime's StagingError class):
             // a refusal, a finding unless intended (crate::refusals).
             if let Terminal::Raised { message, line, refusal: true, .. } = &outcome.terminal {
@@ -163,5 +164,38 @@ pub fn run_converted(worker: &mut Worker, conversion: &Conversion, path: &str, m
             }
             ModeRun::Ran { outcome }
         }
+    }
+}
+
+/// The printed graphs (`--show-graph`) with each raise node's `:line N`, a
+/// line of the converted program, as the original's line (`:line ?` where
+/// the converted line has none). The key is the one after the node's
+/// message, a quoted Debug string: `" :line ` with that quote unescaped.
+fn original_graph_lines(graph: &str, original: impl Fn(u32) -> Option<u32>) -> String {
+    const KEY: &str = "\" :line ";
+    let mut out = String::with_capacity(graph.len());
+    let mut rest = graph;
+    while let Some(at) = rest.find(KEY) {
+        let (head, tail) = rest.split_at(at + KEY.len());
+        out.push_str(head);
+        let escapes = head[..at].bytes().rev().take_while(|&b| b == b'\\').count();
+        let digits = if escapes % 2 == 0 { tail.bytes().take_while(u8::is_ascii_digit).count() } else { 0 };
+        match tail[..digits].parse::<u32>().ok() {
+            Some(l) => out.push_str(&original(l).map_or_else(|| "?".to_string(), |o| o.to_string())),
+            None => out.push_str(&tail[..digits]),
+        }
+        rest = &tail[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn raise_node_lines_are_mapped_to_the_original() {
+        let g = "(raise ValueError \"x\\\" :line 3\" :line 15 :site 0)\n(raise KeyError \"k\" :line ? :site 1)";
+        let mapped = super::original_graph_lines(g, |l| (l == 15).then_some(6));
+        assert_eq!(mapped, "(raise ValueError \"x\\\" :line 3\" :line 6 :site 0)\n(raise KeyError \"k\" :line ? :site 1)");
     }
 }
