@@ -219,6 +219,22 @@ def _end_raising(site, exc, pending, results=()):
     return _n.trace_end_raise(site, type(exc).__name__, _exc_text(exc), _raise_line(exc), pending, list(results))
 
 
+def _run_path(fn):
+    """Traces one path, `fn()`: (its result, None), or (None, the
+    `_PathRaises` it ends in) when it raises an exception deferred to a raise
+    node (`_defer`) or a path inside it always raises; any other exception
+    goes on."""
+    try:
+        return fn(), None
+    except _PathRaises as e:
+        return None, e
+    except BaseException as e:
+        site = _defer(e)
+        if site is None:
+            raise
+        return None, _PathRaises(site, e)
+
+
 def _traced(label, params, fn):
     """Traces `fn(placeholders)` into a graph function; returns its id, what
     `fn` returned, and the exception that ended the trace (deferred to a
@@ -229,18 +245,11 @@ def _traced(label, params, fn):
     _dispatch.call_check = check_side_effect
     # Any other exception aborts the trace and goes on unchanged.
     done = False
-    result = raised = None
+    result = None
     try:
-        try:
-            result, outputs = fn([Tensor(h) for h in handles])
-        except _PathRaises as e:
-            raised = e
-        except BaseException as e:
-            site = _defer(e)
-            if site is None:
-                raise
-            raised = _PathRaises(site, e)
+        ret, raised = _run_path(lambda: fn([Tensor(h) for h in handles]))
         if raised is None:
+            result, outputs = ret
             # Pending: the cond or while node completes the signature.
             fid = _n.trace_end([t._h for t in outputs], True)
         else:
@@ -1127,18 +1136,9 @@ class Function:
                 else:
                     holder.cell_contents = s
             args, kwargs = arguments.rebuild(symbolic[:n_args])
-            raised = None
-            try:
-                result = f(*args, **dict(kwargs))
-            except _PathRaises as e:
-                raised = e
-            except BaseException as e:
-                # Escapes every path: raised at the call, after the graph's
-                # ops before it (as the original's would have run).
-                site = _defer(e)
-                if site is None:
-                    raise
-                raised = _PathRaises(site, e)
+            # An exception escaping every path is raised at the call, after
+            # the graph's ops before it (as the original's would have run).
+            result, raised = _run_path(lambda: f(*args, **dict(kwargs)))
             if raised is None:
                 outputs = _Tensors(result)
                 outputs.refuse_unusable()
