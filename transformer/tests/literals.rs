@@ -11,7 +11,12 @@
 //! for and while bodies become nested functions, a conditional expression
 //! inside an f-string is rewritten): the multiset of the original's literal
 //! tokens (strings, bytes, numbers, f-string literal text) is contained in the
-//! converted program's. The same on every corpus program that converts.
+//! converted program's. An f-string `=` form is lowered to literal text
+//! (`f'a{x=}'` → `f'ax={x!r}'`), which joins the user's text before it in one
+//! token: f-string text need only start a token of the converted program,
+//! and its value (parsed) start a literal element's value, so that a copied
+//! short octal escape (`\1`) cannot take in a digit after it (`{7=}`).
+//! The same on every corpus program that converts.
 //! The values themselves, run, are compared in the root crate's
 //! `tests/literals.rs`.
 //!
@@ -24,7 +29,6 @@ use proptest::sample::select;
 use ruff_python_ast::token::TokenKind;
 use ruff_text_size::Ranged;
 use stagecheck_transformer::{convert, convert_verified};
-use std::collections::BTreeMap;
 
 /// One piece of a non-raw `str` literal's body, for a `quote`-quoted literal.
 fn str_piece() -> impl Strategy<Value = String> {
@@ -104,7 +108,7 @@ fn f_string() -> impl Strategy<Value = String> {
     // Braces doubled, except in `\N{...}`.
     let piece = str_piece().prop_map(|p| if p.starts_with("\\N") { p } else { p.replace('{', "{{").replace('}', "}}") });
     let text = prop::collection::vec(piece, 0..4).prop_map(|v| v.concat()).boxed();
-    (text.clone(), text.clone(), select(&["x", "x!r", "x:>8", "x:{w}", "x if p else w", "-x=", "[x, w]"][..]))
+    (text.clone(), text.clone(), select(&["x", "x!r", "x:>8", "x:{w}", "x if p else w", "-x=", "[x, w]", "7 = ", "0=!s:>{w}"][..]))
         .prop_map(|(a, b, e)| {
             // The conversion rewrites a conditional expression (the literal parts are
             // then printed one by one), with `'p'` beside it: the f-string's quote is `"`.
@@ -157,29 +161,75 @@ fn program() -> impl Strategy<Value = String> {
     })
 }
 
-/// The texts of a program's literal tokens, counted.
-fn literal_tokens(source: &str) -> BTreeMap<String, usize> {
+/// The texts of a program's literal tokens: whole literals (strings, bytes,
+/// numbers) and f-string literal text (`FStringMiddle`), apart.
+fn literal_tokens(source: &str) -> (Vec<String>, Vec<String>) {
     let parsed = ruff_python_parser::parse_module(source).unwrap_or_else(|e| panic!("does not parse: {e}\n{source}"));
-    let mut counts = BTreeMap::new();
+    let (mut whole, mut middles) = (Vec::new(), Vec::new());
     for token in parsed.tokens().iter() {
-        if matches!(
-            token.kind(),
-            TokenKind::String | TokenKind::FStringMiddle | TokenKind::TStringMiddle | TokenKind::Int | TokenKind::Float | TokenKind::Complex
-        ) {
-            *counts.entry(source[token.range()].to_string()).or_insert(0) += 1;
+        let text = source[token.range()].to_string();
+        match token.kind() {
+            TokenKind::String | TokenKind::Int | TokenKind::Float | TokenKind::Complex => whole.push(text),
+            TokenKind::FStringMiddle | TokenKind::TStringMiddle => middles.push(text),
+            _ => {}
         }
     }
-    counts
+    (whole, middles)
 }
 
-/// The original's literal tokens that the converted program lacks.
+/// The values of the literal text of every f-string (top level of each, not
+/// format specs), in source order.
+fn f_string_texts(source: &str) -> Vec<String> {
+    use ruff_python_ast::visitor::{walk_f_string, Visitor};
+    struct Texts(Vec<String>);
+    impl Visitor<'_> for Texts {
+        fn visit_f_string(&mut self, f: &ruff_python_ast::FString) {
+            self.0.extend(f.elements.literals().map(|l| l.value.to_string()));
+            walk_f_string(self, f);
+        }
+    }
+    let mut texts = Texts(Vec::new());
+    for stmt in ruff_python_parser::parse_module(source).unwrap().suite() {
+        texts.visit_stmt(stmt);
+    }
+    texts.0
+}
+
+/// The items of `original` that `converted` lacks, counted: each is matched
+/// to an item of `converted` equal to it, or (`prefixes`) one that starts
+/// with it. The text of a lowered f-string `=` form follows the user's
+/// literal text before it in one token (`f'a{x=}'` → `f'ax={x!r}'`).
+fn lacking(original: Vec<String>, converted: Vec<String>, prefixes: bool) -> Vec<String> {
+    let mut have = converted;
+    let mut unmatched = Vec::new();
+    for text in original {
+        match have.iter().position(|h| *h == text) {
+            Some(i) => drop(have.swap_remove(i)),
+            None => unmatched.push(text),
+        }
+    }
+    // Longest first: a shorter text that starts the same items as a longer
+    // one starts all the longer one's, so taking the longer's first loses none.
+    unmatched.sort_by_key(|text| std::cmp::Reverse(text.len()));
+    unmatched.retain(|text| match have.iter().position(|h| prefixes && h.starts_with(text.as_str())) {
+        Some(i) => {
+            have.swap_remove(i);
+            false
+        }
+        None => true,
+    });
+    unmatched
+}
+
+/// The original's literals the converted program lacks: each token as
+/// written, and each f-string's literal text by its value too (a copied
+/// short octal escape must not take in a digit of text printed after it).
 fn missing(original: &str, converted: &str) -> Vec<String> {
-    let have = literal_tokens(converted);
-    literal_tokens(original)
-        .into_iter()
-        .filter(|(text, n)| have.get(text).copied().unwrap_or(0) < *n)
-        .map(|(text, _)| text)
-        .collect()
+    let ((whole, middles), (have_whole, have_middles)) = (literal_tokens(original), literal_tokens(converted));
+    let mut lost = lacking(whole, have_whole, false);
+    lost.extend(lacking(middles, have_middles, true));
+    lost.extend(lacking(f_string_texts(original), f_string_texts(converted), true).into_iter().map(|v| format!("{v:?} (value)")));
+    lost
 }
 
 fn check_program(source: &str) -> Result<(), TestCaseError> {

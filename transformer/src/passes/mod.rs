@@ -16,6 +16,9 @@
 //! | 11| [`control_flow`]           | `if`/`while`/`for` → `ag__.*_stmt` + functions  |
 //! | 12| [`variables`]              | unbound-local reads, declarations               |
 //!
+//! Before them, [`fstring_debug`] lowers every f-string `=` form
+//! (`f"{e = }"` → `f"e = {e!r}"`), so that any pass may rewrite `e`.
+//!
 //! Analyses run before the rewrites that need them: scopes and reaching
 //! definitions on the function as written (pass 12 uses them), liveness and
 //! activity inside pass 11 on the code it converts. In generators and
@@ -34,6 +37,7 @@ pub mod control_flow;
 mod exits;
 pub mod expressions;
 pub mod finally_exits;
+pub mod fstring_debug;
 pub mod functions;
 pub mod logical_expressions;
 pub mod return_statements;
@@ -47,6 +51,7 @@ use crate::error::Refusal;
 use crate::namer::Namer;
 use ruff_python_ast::visitor::{walk_expr, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::Ranged;
 use rustc_hash::FxHashMap as HashMap;
 
 /// Converts every function in `body` (a module or class body), at any depth.
@@ -76,10 +81,29 @@ fn convert_nested(stmt: &mut Stmt, in_class: bool, namer: &mut Namer, ag: &str) 
 fn convert_function(f: &mut ast::StmtFunctionDef, in_class: bool, namer: &mut Namer, ag: &str) -> Result<(), Refusal> {
     // Innermost first: the passes below treat nested functions as opaque.
     convert_scope_body(&mut f.body, false, namer, ag)?;
+    let outer = CONVERTING.replace(Some(f.start()));
     let mut body: Vec<Stmt> = std::mem::take(&mut f.body).into_iter().collect();
     let result = convert_body(&mut body, f, in_class, namer, ag);
     f.body = body.into_iter().collect();
+    // Left set when a pass panics (see `converting`).
+    CONVERTING.set(outer);
     result
+}
+
+thread_local! {
+    static CONVERTING: std::cell::Cell<Option<ruff_text_size::TextSize>> = const { std::cell::Cell::new(None) };
+}
+
+/// The start of the function whose passes this thread is running, or ran
+/// when a pass panicked: the converter's own failure (`error::INTERNAL`)
+/// names that function's line. `None` outside the passes.
+pub fn converting() -> Option<ruff_text_size::TextSize> {
+    CONVERTING.get()
+}
+
+/// Forgets a function left by a panic (before a new conversion).
+pub fn reset_converting() {
+    CONVERTING.set(None);
 }
 
 fn convert_body(
@@ -89,6 +113,7 @@ fn convert_body(
     namer: &mut Namer,
     ag: &str,
 ) -> Result<(), Refusal> {
+    fstring_debug::run(body);
     // A function that reads its own namespace keeps its statements and gets
     // no lambdas: both would change what `locals()` or `eval(s)` see.
     let reads_namespace = functions::reads_namespace(body);

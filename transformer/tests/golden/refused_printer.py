@@ -1,2 +1,3 @@
 def f(a, b):
-    return f'{a and b = }'
+    x = 1
+    return t'{a and b = }'

@@ -1847,15 +1847,30 @@ impl<'a> Generator<'a> {
         let quote_style = self.mode.quote_style(flags);
         let flags = flags.with_quote_style(quote_style);
         self.p(flags.quote_str());
+        let mut after_original = false;
         for value in values {
             // stagecheck: a literal element as written (see `with_source`), when the
             // string keeps the flags its text was written for (format specs are printed
             // from their values).
             if let ast::InterpolatedStringElement::Literal(literal) = value {
                 if matches!(self.mode, Mode::Default) && self.p_original_element(literal, flags) {
+                    after_original = self.original_text(literal.range).is_some_and(ends_in_short_octal);
+                    continue;
+                }
+                // stagecheck: a literal element printed from its value right after one
+                // copied as written that ends in a short octal escape (the text of an
+                // f-string `=` form the transformer lowered: `f'\1{2=}'` → `\1` then
+                // `2=`) starts with an octal digit: escaped, or the escape takes it in
+                // (`f'\12={2!r}'`).
+                let first = literal.value.chars().next().filter(|c| ('0'..='7').contains(c));
+                if let (true, false, Some(c)) = (after_original, flags.prefix().is_raw(), first) {
+                    self.p(&format!("\\x{:02x}", c as u32));
+                    self.unparse_interpolated_string_literal_element(&literal.value[1..], flags);
+                    after_original = false;
                     continue;
                 }
             }
+            after_original = false;
             self.unparse_interpolated_string_element(value, flags);
         }
         self.p(flags.quote_str());
@@ -1890,6 +1905,14 @@ impl<'a> Generator<'a> {
             self.unparse_expr(optional_vars, precedence::MAX);
         }
     }
+}
+
+/// stagecheck: whether the text of a string ends in an octal escape of one or two
+/// digits (`\1`, `\12`, not `\\1` or `\123`), which a digit written after it would extend.
+fn ends_in_short_octal(text: &str) -> bool {
+    let digits = text.bytes().rev().take_while(|b| (b'0'..=b'7').contains(b)).count();
+    let backslashes = text[..text.len() - digits].bytes().rev().take_while(|b| *b == b'\\').count();
+    (1..=2).contains(&digits) && backslashes % 2 == 1
 }
 
 /// stagecheck: whether `expr`, printed at [`precedence::FORMATTED_VALUE`], has a lambda outside
@@ -2448,6 +2471,27 @@ class Foo:
         let mut generator = Generator::new(&indentation, LineEnding::default()).with_source(contents);
         generator.unparse_suite(&module.body);
         assert_eq!(generator.generate(), r#"f"\ud800{y}\x41{{""#);
+        // stagecheck: a generated literal element after one copied as written (a
+        // lowered `=` form) keeps a short octal escape before it short: `\1` then `2=`.
+        let contents = r#"f"\1{x}""#;
+        let mut module = parse_module(contents).unwrap().into_syntax();
+        let ruff_python_ast::Stmt::Expr(e) = &mut module.body[0] else { panic!() };
+        let ruff_python_ast::Expr::FString(f) = e.value.as_mut() else { panic!() };
+        let ruff_python_ast::FStringPart::FString(part) = f.value.iter_mut().next().unwrap() else { panic!() };
+        let text = ruff_python_ast::InterpolatedStringLiteralElement {
+            range: ruff_text_size::TextRange::default(),
+            node_index: ruff_python_ast::AtomicNodeIndex::default(),
+            value: "2=".into(),
+        };
+        let mut elements: Vec<_> = part.elements.iter().cloned().collect();
+        elements.insert(1, ruff_python_ast::InterpolatedStringElement::Literal(text));
+        part.elements = elements.into();
+        let mut generator = Generator::new(&indentation, LineEnding::default()).with_source(contents);
+        generator.unparse_suite(&module.body);
+        assert_eq!(generator.generate(), r#"f"\1\x32={x}""#);
+        for (text, short) in [("\\1", true), ("a\\17", true), ("\\123", false), ("\\\\1", false), ("\\\\\\7", true), ("12", false), ("\\1234", false)] {
+            assert_eq!(super::ends_in_short_octal(text), short, "{text}");
+        }
         // A node whose range does not hold its text is printed from its value.
         let module = parse_module("x = 'b'").unwrap();
         let mut generator = Generator::new(&indentation, LineEnding::default()).with_source("x = 1.5");
