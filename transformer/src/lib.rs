@@ -36,6 +36,7 @@ pub mod ast_build;
 pub mod blocks;
 pub mod context;
 pub mod error;
+pub mod locate;
 pub mod namer;
 pub mod passes;
 pub mod planted;
@@ -76,7 +77,9 @@ pub fn convert_verified(source: &str, path: &str) -> Result<Conversion, Conversi
 fn convert_with(source: &str, path: &str, verify: unparse::Verify) -> Result<Conversion, ConversionError> {
     // The passes are written not to panic; a panic is the converter's bug,
     // reported as an error of construct `error::INTERNAL` (which callers
-    // treat as a crash finding, never as a refusal) rather than ending the caller.
+    // treat as a crash finding, never as a refusal) rather than ending the
+    // caller, at the line of the function whose passes panicked (else 1).
+    passes::reset_converting();
     match catch_unwind(AssertUnwindSafe(|| convert_inner(source, path, verify))) {
         Ok(r) => r,
         Err(payload) => {
@@ -85,9 +88,10 @@ fn convert_with(source: &str, path: &str, verify: unparse::Verify) -> Result<Con
                 .cloned()
                 .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
+            let line = passes::converting().map_or(1, |at| LineIndex::from_source_text(source).line_index(at).get());
             Err(ConversionError {
                 file: path.to_string(),
-                line: 1,
+                line: line as u32,
                 construct: error::INTERNAL.into(),
                 reason: format!("the converter failed: {msg}"),
             })
@@ -119,8 +123,8 @@ fn convert_inner(source: &str, path: &str, verify: unparse::Verify) -> Result<Co
     );
     body.insert(header_position(&body), header);
     // ruff's printer has limits of its own; refuse rather than emit what
-    // they break (at line 1: the printed code has no original position).
-    let (text, map) = unparse::print(source, &body, verify).map_err(|reason| error(0.into(), "printer", reason))?;
+    // they break (at the construct it could not print: `locate`).
+    let (text, map) = unparse::print(source, &body, verify).map_err(|r| error(r.offset, r.construct, r.reason))?;
     Ok(Conversion { source: text, map, runtime_name: ag })
 }
 

@@ -19,6 +19,8 @@
 //! `transformer/tests/roundtrip.rs` checks that both give the same result and
 //! that the printer's statement starts are where a parser finds them.
 
+use crate::error::Refusal;
+use crate::locate;
 use ruff_python_ast::{Expr, Stmt};
 use ruff_python_codegen::{Generator, Indentation};
 use ruff_source_file::{LineEnding, LineIndex};
@@ -104,21 +106,32 @@ pub enum Verify {
     Printer,
 }
 
-/// The module printed, checked (`verify`) and mapped. `Err` names what
-/// ruff's printer would break; the caller refuses.
-pub fn print(original: &str, converted: &[Stmt], verify: Verify) -> Result<(String, SourceMap), String> {
+/// The module printed, checked (`verify`) and mapped. `Err` is a refusal
+/// (construct `printer`) of what ruff's printer would break, at the
+/// construct it could not print (`locate`).
+pub fn print(original: &str, converted: &[Stmt], verify: Verify) -> Result<(String, SourceMap), Refusal> {
+    let refuse = |at: Option<TextSize>, reason: &str| {
+        let at = at.or(converted.first().map(Ranged::start)).unwrap_or_default();
+        Refusal { offset: at, construct: "printer", reason: reason.to_string() }
+    };
     // User literals as written: the converter never changes one.
     let out = printed_from(original, converted);
     if verify == Verify::Tree || out.interpolated {
         // One parse of the printed code (as Python 3.11, to count what it
         // lacks) serves both checks.
-        let printed = parse_py311(&out.source)?;
+        let printed = parse_py311(&out.source).map_err(|e| {
+            let at = locate::statement_printed_at(&out.starts, e.location.start().to_usize());
+            refuse(at, &format!("the printed code does not parse: {}", e.error))
+        })?;
         if !same_tree(converted, printed.suite()) {
-            return Err("ruff's printer would change the program (it cannot print this tree as it is); refused rather than emitted".into());
+            let at = locate::first_difference(converted, printed.suite());
+            return Err(refuse(at, "ruff's printer would change the program (it cannot print this tree as it is); refused rather than emitted"));
         }
-        let unsupported = printed.unsupported_syntax_errors().len();
-        if unsupported > 0 && unsupported > parse_py311(original).map_or(0, |p| p.unsupported_syntax_errors().len()) {
-            return Err("the printed code would need a newer Python than the original (an f-string's quotes)".into());
+        let unsupported = printed.unsupported_syntax_errors();
+        if !unsupported.is_empty() && unsupported.len() > parse_py311(original).map_or(0, |p| p.unsupported_syntax_errors().len()) {
+            let at = locate::newer_f_string(original, converted)
+                .or_else(|| locate::statement_printed_at(&out.starts, unsupported[0].range.start().to_usize()));
+            return Err(refuse(at, "the printed code would need a newer Python than the original (an f-string's quotes)"));
         }
     }
     let map = source_map(original, &out.starts, &out.source);
@@ -127,11 +140,11 @@ pub fn print(original: &str, converted: &[Stmt], verify: Verify) -> Result<(Stri
 
 /// Parses `source` as a module, recording syntax Python 3.11 lacks (3.12
 /// f-string quote reuse, ...) as unsupported-syntax errors.
-fn parse_py311(source: &str) -> Result<ruff_python_parser::Parsed<ruff_python_ast::ModModule>, String> {
+fn parse_py311(source: &str) -> Result<ruff_python_parser::Parsed<ruff_python_ast::ModModule>, ruff_python_parser::ParseError> {
     use ruff_python_ast::PythonVersion;
     use ruff_python_parser::{Mode, ParseOptions};
     let options = ParseOptions::from(Mode::Module).with_target_version(PythonVersion::PY311);
-    let parsed = ruff_python_parser::parse(source, options).map_err(|e| format!("the printed code does not parse: {e}"))?;
+    let parsed = ruff_python_parser::parse(source, options)?;
     Ok(parsed.try_into_module().expect("parsed in module mode"))
 }
 
