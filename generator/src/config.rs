@@ -51,6 +51,16 @@ pub struct Config {
     pub allow_nested_calls: bool,
     /// Python hyper-parameters and Python globals read by staged functions (tensor family).
     pub allow_hyperparams: bool,
+    /// A plain helper returning the global, called by staged functions (tensor family).
+    pub allow_guard_helpers: bool,
+    /// Class and instance attributes read by staged functions, set between calls (tensor family).
+    pub allow_guard_attrs: bool,
+    /// Dict and list items and a list's `len` read by staged functions, changed between calls (tensor family).
+    pub allow_guard_containers: bool,
+    /// `raise` and raising lazy operands inside staged control flow (tensor family).
+    pub allow_staged_raise: bool,
+    /// Reads of names unbound on a staged path: UnboundLocalError, NameError (tensor family).
+    pub allow_staged_unbound: bool,
     /// Classes: methods, inheritance and `super`, properties, class-body scoping.
     pub allow_classes: bool,
     /// Classes with dunder operators (`__iadd__`, `__eq__`, `__bool__`, `__len__`, `__getitem__`/`__setitem__`, `__iter__`, ...).
@@ -138,6 +148,11 @@ impl Default for Config {
             allow_staged_loops: true,
             allow_nested_calls: true,
             allow_hyperparams: true,
+            allow_guard_helpers: true,
+            allow_guard_attrs: true,
+            allow_guard_containers: true,
+            allow_staged_raise: true,
+            allow_staged_unbound: true,
             allow_classes: true,
             allow_dunders: true,
             allow_with: true,

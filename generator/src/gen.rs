@@ -60,8 +60,8 @@ pub struct Gen<'c> {
     pub names: Names,
     pub used: BTreeSet<&'static str>,
     pub budget: u32,
-    /// Tensor family: a module-level Python scalar staged functions may read.
-    pub py_global: Option<String>,
+    /// Tensor family: its Python knobs and raises (`tensor.rs`).
+    pub tensor: crate::tensor::TensorState,
 }
 
 impl<'c> Gen<'c> {
@@ -75,7 +75,7 @@ impl<'c> Gen<'c> {
             names: Names::default(),
             used: BTreeSet::new(),
             budget: STMT_BUDGET,
-            py_global: None,
+            tensor: Default::default(),
         }
     }
 

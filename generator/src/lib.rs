@@ -19,7 +19,8 @@
 //!
 //! Files: `config.rs` (Config), `table.rs` (the table), `gen.rs` (the state
 //! and the recursion through the table), `plain.rs`/`plain_expr.rs` and
-//! `tensor.rs`/`tensor_expr.rs` (the builders), `scope.rs` (what is bound
+//! `tensor.rs`/`tensor_expr.rs` (the builders; `tensor_python.rs` the Python
+//! values staged functions read, `tensor_raise.rs` their raises), `scope.rs` (what is bound
 //! where), `types.rs`, `names.rs`, `emit.rs` (indentation).
 
 mod config;
@@ -34,6 +35,8 @@ mod scope;
 mod table;
 mod tensor;
 mod tensor_expr;
+mod tensor_python;
+mod tensor_raise;
 mod types;
 
 pub use config::{Config, MAX_WEIGHT};

@@ -16,6 +16,7 @@ use crate::config::Config;
 use crate::gen::Gen;
 use crate::types::TTy;
 use crate::{plain, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family};
+use crate::{tensor_python as tp, tensor_raise as tr};
 use arbitrary::{Result, Unstructured};
 
 /// What the generator wants at this point.
@@ -56,7 +57,8 @@ fn gate(on: bool, w: u8) -> u32 {
     }
 }
 
-/// A row of the plain family's wider Python: half its group's weight, at least 1.
+/// A row of the plain family's wider Python (and the tensor family's raises):
+/// half its group's weight, at least 1.
 fn half(on: bool, w: u8) -> u32 {
     if on && w > 0 {
         (w as u32).div_ceil(2)
@@ -180,6 +182,9 @@ pub static TABLE: &[Construct] = &[
     row("staged_break", T, tensor::can_exit, |c| gate(c.allow_break, 1 + c.weight_control), tensor::staged_break),
     row("staged_continue", T, tensor::can_exit, |c| gate(c.allow_continue, 1 + c.weight_control), tensor::staged_continue),
     row("python_hyperparam", T, tensor::can_python_hyper, |c| gate(c.allow_hyperparams, 1 + c.weight_control), tensor::python_hyper),
+    row("python_loop_bound", T, tp::can_loop_bound, |c| gate(c.allow_hyperparams, 1 + c.weight_loops), tp::loop_bound),
+    row("staged_raise", T, tr::can_raise, |c| half(c.allow_staged_raise, c.weight_exceptions), tr::raise_stmt),
+    row("staged_unbound_branch", T, tr::can_unbound_branch, |c| half(c.allow_staged_unbound, c.weight_exceptions), tr::unbound_branch),
     // ---- tensor family: expressions -----------------------------------
     row("tensor_literal", T, |_, w| matches!(w, Want::Tensor(_)), simple, tensor_expr::literal),
     row("tensor_name", T, tensor_expr::can_name, |c| 3 * simple(c), tensor_expr::name),
@@ -200,7 +205,16 @@ pub static TABLE: &[Construct] = &[
     row("nested_function_call", T, tensor_expr::can_call, |c| gate(c.allow_nested_calls, 2 + 2 * c.weight_calls), tensor_expr::call),
     row("staged_ternary", T, tensor_expr::can_nested, |c| c.weight_control as u32, tensor_expr::ternary),
     row("hyper_operand", T, tensor_expr::can_hyper_operand, |c| gate(c.allow_hyperparams, 1 + c.weight_calls), tensor_expr::hyper_operand),
-    row("python_global_read", T, tensor_expr::can_global_read, |c| gate(c.allow_hyperparams, 1 + c.weight_calls), tensor_expr::global_read),
+    row("python_global_read", T, tp::can_global_read, |c| gate(c.allow_hyperparams, 1 + c.weight_calls), tp::global_read),
+    row("python_helper_read", T, tp::can_helper_read, |c| gate(c.allow_guard_helpers, 1 + c.weight_calls), tp::helper_read),
+    row("python_class_attr_read", T, tp::can_attr_read, |c| gate(c.allow_guard_attrs, 1 + c.weight_calls), tp::class_attr_read),
+    row("python_instance_attr_read", T, tp::can_attr_read, |c| gate(c.allow_guard_attrs, 1 + c.weight_calls), tp::instance_attr_read),
+    row("python_dict_item_read", T, tp::can_container_read, |c| gate(c.allow_guard_containers, 1 + c.weight_calls), tp::dict_item_read),
+    row("python_list_item_read", T, tp::can_container_read, |c| gate(c.allow_guard_containers, 1 + c.weight_calls), tp::list_item_read),
+    row("python_len_read", T, tp::can_container_read, |c| gate(c.allow_guard_containers, 1 + c.weight_calls), tp::len_read),
+    row("staged_raise_ternary", T, tr::can_raise_ternary, |c| half(c.allow_staged_raise, c.weight_exceptions), tr::raise_ternary),
+    row("staged_raise_and_or", T, tr::can_raise_and_or, |c| half(c.allow_staged_raise, c.weight_exceptions), tr::raise_and_or),
+    row("staged_unbound_read", T, tr::can_unbound_late, |c| half(c.allow_staged_unbound, c.weight_exceptions), tr::unbound_late),
     row("staged_and_or", T, tensor_expr::can_cond_nested, |c| c.weight_control as u32, tensor_expr::and_or),
     row("staged_chained_compare", T, tensor_expr::can_cond_nested, |c| c.weight_control as u32, tensor_expr::chained_compare),
     row("bool_ops", T, tensor_expr::can_cond_nested, |c| c.weight_control as u32, tensor_expr::bool_ops),

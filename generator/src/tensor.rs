@@ -5,36 +5,49 @@
 //! - only tensors are assigned inside staged control flow, each variable
 //!   always with its own dtype and shape (so loop variables keep theirs, and
 //!   both branches of a staged `if` leave the same signature); a variable new
-//!   in a block is read only inside it, except one bound at the end of *both*
-//!   branches of a staged `if`;
+//!   in a block is read only inside it, except one bound in *both* branches
+//!   of a staged `if` (at their end, or at their start inside a loop, where
+//!   a `break`/`continue` could leave a branch before the end);
 //! - no `print`, no list mutation, no `return` except the function's last
 //!   statement, no `not` except at the top of a test;
-//! - Python control flow only on Python hyper-parameters (`k`), never changed;
+//! - Python control flow only on Python hyper-parameters (`k`) and module
+//!   knobs (`tensor_python.rs`), never changed inside a staged function;
 //! - staged `while` loops run on an int32 counter bumped first thing in the
 //!   body towards a bound of at most 5 (a literal, a hyper-parameter, or `% 5`
 //!   of a tensor), staged `for` loops over a tensor's first axis or `sc.range`
 //!   of such a bound: they terminate. Fuel is not used in this family: a
 //!   Python counter in a staged function would run once per trace, not per
 //!   call, and differ between modes.
+//!
+//! Two kinds of Python state are written on purpose, each in its own file:
+//! `tensor_python.rs`, module-level values staged functions read and the
+//! top level changes between calls (trace guards, issue 23), and
+//! `tensor_raise.rs`, exceptions and unbound reads on some paths of staged
+//! control flow, caught around each top-level call (issue 25).
 
 use crate::gen::Gen;
 use crate::scope::{CallKind, Callable};
 use crate::table::Want;
 use crate::tensor_expr::{self as te, random_tty, tcond, tensor, wrap};
+use crate::tensor_python::{self, Knobs};
+use crate::tensor_raise::{self, Raises};
 use crate::types::{DType, Shape, TTy, Ty};
 use arbitrary::{Result, Unstructured};
+
+/// The tensor family's state while one program is written (`Gen::tensor`).
+#[derive(Clone, Debug, Default)]
+pub struct TensorState {
+    /// Python values staged functions read and the top level changes.
+    pub knobs: Knobs,
+    /// What the program raises on purpose, and where it may.
+    pub raises: Raises,
+}
 
 /// The whole program.
 pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
     g.w.line("import stagecheck as sc");
-    let mut global_value = 0;
-    if g.cfg.allow_hyperparams && g.chance(u, 1, 2)? {
-        let name = g.fresh("s");
-        global_value = u.int_in_range(1..=3)?;
-        g.w.line("");
-        g.w.line(format!("{name} = {global_value}"));
-        g.py_global = Some(name);
-    }
+    tensor_python::declare(g, u)?;
+    tensor_raise::declare(g, u)?;
     let n_helpers = if g.cfg.allow_nested_calls { u.int_in_range(0..=2)? } else { 0 };
     let n_entries = u.int_in_range(1..=g.cfg.max_functions.min(3))?;
     let mut entries = Vec::new();
@@ -58,29 +71,49 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
     }
     g.w.line("");
     g.w.line("");
-    for (c, pair) in &entries {
+    for (e, (c, pair)) in entries.iter().enumerate() {
         let CallKind::Staged { params, hyper, .. } = &c.kind else { unreachable!("staged") };
-        for round in 0..u.int_in_range(1..=3)? {
-            if round > 0 && g.py_global.is_some() && g.chance(u, 1, 3)? {
-                global_value += 1;
-                g.w.line(format!("{} = {global_value}", g.py_global.clone().expect("checked")));
+        // Sometimes one hyper-parameter for every call: the same trace key,
+        // so only the trace guards tell the calls apart.
+        let same_k = if g.chance(u, 1, 2)? { Some(u.int_in_range(0..=3)?) } else { None };
+        // Two calls at least where there are knobs to change between them.
+        let rounds = u.int_in_range(if g.tensor.knobs.any() { 2..=3 } else { 1..=3 })?;
+        for round in 0..rounds {
+            // Between calls: a knob changes, so a stale trace would differ.
+            if (round > 0 && g.chance(u, 3, 4)?) || (round == 0 && e > 0 && g.chance(u, 1, 4)?) {
+                tensor_python::mutate(g, u, &c.name)?;
             }
             let mut args = Vec::new();
             for p in params {
                 args.push(te::constant(u, *p)?);
             }
             if *hyper {
-                args.push(u.int_in_range(0..=3)?.to_string());
+                args.push(match same_k {
+                    Some(k) => k,
+                    None => u.int_in_range(0..=3)?,
+                }.to_string());
             }
             let call = format!("{}({})", c.name, args.join(", "));
-            if !pair && g.chance(u, 1, 2)? {
-                g.w.line(format!("print({call}.numpy())"));
-            } else {
-                g.w.line(format!("print({call})"));
-            }
+            let shown = if !pair && g.chance(u, 1, 2)? { format!("{call}.numpy()") } else { call };
+            top_call(g, &shown);
         }
     }
     Ok(())
+}
+
+/// `print(call)`, inside `try`/`except` of the classes the program may
+/// raise on purpose (printing type and message) when it raises any.
+fn top_call(g: &mut Gen, call: &str) {
+    let caught: Vec<&str> = g.tensor.raises.caught.iter().copied().collect();
+    if caught.is_empty() {
+        g.w.line(format!("print({call})"));
+        return;
+    }
+    let e = g.fresh("e");
+    g.w.line("try:");
+    g.w.line(format!("    print({call})"));
+    g.w.line(format!("except ({},) as {e}:", caught.join(", ")));
+    g.w.line(format!("    print('raised', type({e}).__name__, {e})"));
 }
 
 /// `@sc.function def name(params[, k]):` with a generated body ending in
@@ -101,6 +134,8 @@ fn staged_fn(g: &mut Gen, u: &mut Unstructured, name: &str, params: &[TTy], hype
     }
     let saved = g.ctx;
     g.ctx.in_staged_fn = true;
+    tensor_raise::begin_fn(g, u, params[0])?;
+    tensor_python::begin_fn(g);
     let n = u.int_in_range(1..=g.cfg.max_stmts)?;
     for _ in 0..n {
         if g.budget == 0 {
@@ -108,7 +143,9 @@ fn staged_fn(g: &mut Gen, u: &mut Unstructured, name: &str, params: &[TTy], hype
         }
         g.stmt(u)?;
     }
+    tensor_raise::end_fn(g, u)?;
     let r = tensor(g, u, result)?;
+    let r = tensor_python::observe(g, u, r)?;
     if pair {
         let second = g.scope.current().vars.iter().rev().find(|v| matches!(v.ty, Ty::Tensor(_))).map(|v| v.name.clone());
         g.w.line(format!("return {r}, {}", second.expect("a tensor parameter")));
@@ -117,6 +154,7 @@ fn staged_fn(g: &mut Gen, u: &mut Unstructured, name: &str, params: &[TTy], hype
     }
     g.ctx = saved;
     g.scope.pop_frame();
+    tensor_python::end_fn(g, name);
     let body = std::mem::replace(&mut g.w, outer);
     g.w.line("");
     g.w.line("");
@@ -167,7 +205,7 @@ pub fn can_compound(g: &Gen, w: Want) -> bool {
 }
 
 /// A test (`if`/`while`), where `not` may go at the top.
-fn test(g: &mut Gen, u: &mut Unstructured) -> Result<String> {
+pub(crate) fn test(g: &mut Gen, u: &mut Unstructured) -> Result<String> {
     let saved = g.ctx;
     g.ctx.test_top = true;
     let c = tcond(g, u);
@@ -176,28 +214,44 @@ fn test(g: &mut Gen, u: &mut Unstructured) -> Result<String> {
 }
 
 /// A block inside staged control flow.
-fn staged_block(g: &mut Gen, u: &mut Unstructured, in_loop: bool) -> Result<()> {
+pub(crate) fn staged_block(g: &mut Gen, u: &mut Unstructured, in_loop: bool) -> Result<()> {
     let saved = g.ctx;
     g.ctx.staged = true;
     if in_loop {
         g.ctx.staged_loop = true;
+        g.tensor.raises.loops += 1;
     }
     g.block(u)?;
+    if in_loop {
+        g.tensor.raises.loops -= 1;
+    }
     g.ctx = saved;
     Ok(())
 }
 
 pub fn staged_if(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     let c = test(g, u)?;
-    // Sometimes a new variable bound at the end of both branches: live after.
+    // Sometimes a new variable bound in both branches: live after. At their
+    // end, or at their start where a break/continue may leave a branch
+    // early (a path that leaves it unbound would make it unusable after).
     let both = if g.chance(u, 1, 3)? { Some((g.fresh("t"), random_tty(u)?)) } else { None };
-    let branch = |g: &mut Gen, u: &mut Unstructured| -> Result<()> {
-        staged_block(g, u, false)?;
+    let first = g.ctx.staged_loop;
+    let bind = |g: &mut Gen, u: &mut Unstructured| -> Result<()> {
         if let Some((v, ty)) = &both {
             g.w.indent();
             let e = wrap(tensor(g, u, *ty)?, *ty);
             g.w.line(format!("{v} = {e}"));
             g.w.dedent();
+        }
+        Ok(())
+    };
+    let branch = |g: &mut Gen, u: &mut Unstructured| -> Result<()> {
+        if first {
+            bind(g, u)?;
+        }
+        staged_block(g, u, false)?;
+        if !first {
+            bind(g, u)?;
         }
         Ok(())
     };
@@ -359,7 +413,11 @@ pub fn python_hyper(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String
         g.w.line(format!("for {j} in range({k}):"));
         let mark = g.scope.mark();
         g.scope.bind(&j, Ty::Hyper, true);
+        g.tensor.raises.loops += 1;
+        g.tensor.knobs.py_loops += 1;
         g.block(u)?;
+        g.tensor.knobs.py_loops -= 1;
+        g.tensor.raises.loops -= 1;
         g.scope.restore(mark);
     } else {
         let c = match u.int_in_range(0..=2)? {

@@ -390,6 +390,7 @@ pub fn call(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let c = g.pick(u, &fit)?.clone();
     let CallKind::Staged { params, hyper, .. } = &c.kind else { unreachable!("staged") };
     let a = call_args(g, u, params, *hyper)?;
+    crate::tensor_python::calls(g, &c.name);
     Ok(format!("{}({a})", c.name))
 }
 
@@ -411,18 +412,6 @@ pub fn hyper_operand(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<Strin
     let k = g.pick(u, &ks)?.clone();
     let a = tensor(g, u, t)?;
     let op = g.pick(u, &["+", "*", "-"])?;
-    Ok(format!("({a} {op} {k})"))
-}
-
-pub fn can_global_read(g: &Gen, w: Want) -> bool {
-    can_nested(g, w) && g.ctx.in_staged_fn && g.py_global.is_some()
-}
-
-pub fn global_read(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
-    let t = want_tensor(w).expect("a tensor");
-    let k = g.py_global.clone().expect("can_global_read");
-    let a = tensor(g, u, t)?;
-    let op = g.pick(u, &["+", "*"])?;
     Ok(format!("({a} {op} {k})"))
 }
 

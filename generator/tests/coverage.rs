@@ -29,6 +29,11 @@ const REQUIRED: &[&str] = &[
     "augassign", "del", "unbound_read", "list_append", "subscript", "call", "side_effect_in_condition",
     "staged_if", "staged_while", "staged_for_tensor", "staged_for_range", "python_hyperparam",
     "nested_function_call", "loop_carried_tensors",
+    // Trace guards (issue 23): Python values read by staged functions, changed between calls.
+    "python_global_read", "python_helper_read", "python_class_attr_read", "python_instance_attr_read",
+    "python_dict_item_read", "python_list_item_read", "python_len_read", "python_loop_bound",
+    // Staged raises (issue 25): raises and unbound reads on some paths of staged control flow.
+    "staged_raise", "staged_raise_ternary", "staged_raise_and_or", "staged_unbound_read", "staged_unbound_branch",
 ];
 
 #[test]

@@ -16,42 +16,29 @@ fn programs() -> u64 {
 
 #[test]
 fn tensor_programs_are_well_typed_under_a_strict_mock_runtime() {
-    let mock = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mock");
     let dir = std::env::temp_dir().join(format!("stagecheck-gen-tensor-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let failures = std::sync::Mutex::new(Vec::new());
     let seeds: Vec<u64> = (0..programs()).map(|i| 50_000 + i).collect();
-    std::thread::scope(|s| {
-        for chunk in seeds.chunks(seeds.len().div_ceil(2)) {
-            let (dir, failures) = (&dir, &failures);
-            s.spawn(move || {
-                for &seed in chunk {
-                    let (_, p) = common::program(seed, Family::Tensor);
-                    let path = dir.join(format!("t{seed}.py"));
-                    std::fs::write(&path, &p.source).expect("write program");
-                    let out = Command::new("timeout")
-                        .args(["5", "python3"])
-                        .arg(&path)
-                        .env("PYTHONPATH", mock)
-                        .env("PYTHONDONTWRITEBYTECODE", "1")
-                        .output()
-                        .expect("python3 runs");
-                    if out.status.success() {
-                        let _ = std::fs::remove_file(&path);
-                    } else {
-                        let err = String::from_utf8_lossy(&out.stderr);
-                        failures.lock().expect("lock").push(format!(
-                            "seed {seed}: exit {:?}: {}\n{}",
-                            out.status.code(),
-                            err.lines().rev().take(3).collect::<Vec<_>>().join(" | "),
-                            p.source
-                        ));
-                    }
-                }
-            });
+    let failures: Vec<String> = common::on_two_threads(&seeds, |seed| {
+        let (_, p) = common::program(seed, Family::Tensor);
+        let path = dir.join(format!("t{seed}.py"));
+        std::fs::write(&path, &p.source).expect("write program");
+        let out = common::run_mock(&path, "");
+        if out.status.success() {
+            let _ = std::fs::remove_file(&path);
+            return None;
         }
-    });
-    let failures = failures.into_inner().expect("lock");
+        let err = String::from_utf8_lossy(&out.stderr);
+        Some(format!(
+            "seed {seed}: exit {:?}: {}\n{}",
+            out.status.code(),
+            err.lines().rev().take(3).collect::<Vec<_>>().join(" | "),
+            p.source
+        ))
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     if failures.is_empty() {
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -67,3 +67,35 @@ for i, s in enumerate(srcs):
         })
         .collect()
 }
+
+/// `f(seed)` for every seed on two threads (the machine's cores), in seed order.
+pub fn on_two_threads<T: Send>(seeds: &[u64], f: impl Fn(u64) -> T + Sync) -> Vec<T> {
+    let out = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for chunk in seeds.chunks(seeds.len().div_ceil(2).max(1)) {
+            let (f, out) = (&f, &out);
+            s.spawn(move || {
+                for &seed in chunk {
+                    let r = f(seed);
+                    out.lock().expect("lock").push((seed, r));
+                }
+            });
+        }
+    });
+    let mut v = out.into_inner().expect("lock");
+    v.sort_by_key(|r| r.0);
+    v.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Runs the program at `path` under python3 with the mock `stagecheck`
+/// (`tests/mock`), within 5 s; `stale` is its `STAGECHECK_MOCK_STALE`.
+pub fn run_mock(path: &std::path::Path, stale: &str) -> std::process::Output {
+    Command::new("timeout")
+        .args(["5", "python3"])
+        .arg(path)
+        .env("PYTHONPATH", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mock"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("STAGECHECK_MOCK_STALE", stale)
+        .output()
+        .expect("python3 runs")
+}

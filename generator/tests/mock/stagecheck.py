@@ -11,6 +11,7 @@ modelled (`function` is the identity), and values are not the real ones
 
 import builtins
 import math
+import os
 
 _py_range = builtins.range
 
@@ -385,8 +386,74 @@ class _NN:
 nn = _NN()
 
 
+# STAGECHECK_MOCK_STALE=global,attr,item: `function` models a staged function
+# whose traces are never checked for those kinds of Python values (a dropped
+# trace guard): each call of a given argument signature runs with the values
+# of those kinds as they were at its first call, as a stale trace would.
+# The generator's tests show with it that a program's changes between calls
+# reach its output.
+_STALE = frozenset(k for k in os.environ.get('STAGECHECK_MOCK_STALE', '').split(',') if k)
+
+
+def _data(mapping):
+    return {k: v for k, v in mapping.items() if not k.startswith('__') and not callable(v)}
+
+
+def _snapshot(g):
+    """The values of the stale kinds in module dict `g`: ints of globals,
+    contents of lists and dicts, data attributes of the module's classes
+    and instances."""
+    s = {}
+    for name, v in list(g.items()):
+        if name.startswith('__'):
+            continue
+        if 'global' in _STALE and type(v) in (int, float):
+            s[name] = ('global', v)
+        elif 'item' in _STALE and type(v) in (list, dict):
+            s[name] = ('item', type(v)(v))
+        elif 'attr' in _STALE and getattr(v, '__module__', None) == g['__name__'] and hasattr(v, '__dict__'):
+            s[name] = ('attr', _data(vars(v)))
+    return s
+
+
+def _restore(g, s):
+    for name, (kind, v) in s.items():
+        obj = g[name]
+        if kind == 'global':
+            g[name] = v
+        elif kind == 'item':
+            obj.clear()
+            obj.update(v) if type(obj) is dict else obj.extend(v)
+        else:
+            for k in _data(vars(obj)):
+                delattr(obj, k)
+            for k, a in v.items():
+                setattr(obj, k, a)
+
+
+def _signature(a):
+    return (a.dtype.name, a.shape) if isinstance(a, Tensor) else ('py', a)
+
+
 def function(f=None, **options):
-    return f if f is not None else (lambda g: g)
+    if f is None:
+        return lambda g: function(g, **options)
+    if not _STALE:
+        return f
+    first = {}
+
+    def staged(*args):
+        key = tuple(_signature(a) for a in args)
+        if key not in first:
+            first[key] = _snapshot(f.__globals__)
+            return f(*args)
+        now = _snapshot(f.__globals__)
+        _restore(f.__globals__, first[key])
+        try:
+            return f(*args)
+        finally:
+            _restore(f.__globals__, now)
+    return staged
 
 
 def print(*values, sep=' ', end='\n'):
