@@ -8,7 +8,9 @@
 //! generator writes such exceptions where they are sometimes taken:
 //! - `raise E('message')` last in the true branch of a staged `if` (`if c:
 //!   raise ...`, ops before it sometimes), anywhere in a staged function: at
-//!   its top, in a staged branch, in a staged loop's body;
+//!   its top, in a staged branch, in a staged loop's body; sometimes of a
+//!   Python `if` on a hyper-parameter instead (raised while tracing: the
+//!   staged path around it decides, or the call raises as a whole);
 //! - raising *expressions* in lazy positions only: a value of a staged
 //!   ternary, the right operand of a staged `and`/`or`, or an assignment
 //!   last in such a branch. What raises: a call of a module-level function that
@@ -36,7 +38,7 @@ use crate::gen::Gen;
 use crate::table::Want;
 use crate::tensor::{staged_block, test};
 use crate::tensor_expr::{can_cond_nested, can_nested, py_scalar, random_tty, tcond, tensor, wrap};
-use crate::types::{DType, Shape, TTy};
+use crate::types::{DType, Shape, TTy, Ty};
 use arbitrary::{Result, Unstructured};
 use std::collections::BTreeSet;
 
@@ -125,7 +127,7 @@ pub fn end_fn(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
     if let Some((name, ty)) = g.tensor.raises.late.take() {
         let e = wrap(tensor(g, u, ty)?, ty);
         g.w.line(format!("{name} = {e}"));
-        g.scope.bind(&name, crate::types::Ty::Tensor(ty), false);
+        g.scope.bind(&name, Ty::Tensor(ty), false);
     }
     Ok(())
 }
@@ -187,7 +189,15 @@ pub fn can_raise(g: &Gen, w: Want) -> bool {
 /// `else:` that does not raise.
 pub fn raise_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     g.tensor.raises.sites += 1;
-    let c = test(g, u)?;
+    let hypers: Vec<String> = g.scope.readable(Ty::Hyper).iter().map(|v| v.name.clone()).collect();
+    let c = if !hypers.is_empty() && g.chance(u, 1, 4)? {
+        // A Python test: raised while tracing, where the trace's own path
+        // (a staged branch around it, or the whole call) decides.
+        let k = g.pick(u, &hypers)?.clone();
+        format!("{k} == {}", u.int_in_range(0..=3)?)
+    } else {
+        test(g, u)?
+    };
     g.w.line(format!("if {c}:"));
     if g.chance(u, 1, 3)? {
         staged_block(g, u, false)?;
