@@ -11,9 +11,11 @@
 //! `convert_verified` (`stagecheck convert`: code that leaves the tool)
 //! parses the printed code once more, as Python 3.11, and refuses
 //! (`printer`) when its tree is not the converted one (a tree the printer
-//! cannot print as it is: `f'{a and b = }'` whose expression the conversion
-//! rewrote, while the text it prints is the original's) or needs a newer
-//! Python than the original. `convert` (`check` and the fuzzer, which run
+//! cannot print as it is: `t'{a and b = }'` whose expression the conversion
+//! rewrote, while the text it prints is the original's; f-strings' `=` forms
+//! are lowered before the passes, `passes::fstring_debug`) or needs a newer
+//! Python than the original, naming the construct's line (`locate`).
+//! `convert` (`check` and the fuzzer, which run
 //! the printed code against the original anyway) trusts the printer and
 //! parses again only when it printed an f-string or t-string.
 //! `transformer/tests/roundtrip.rs` checks that both give the same result and
