@@ -40,7 +40,7 @@ pub const INTENDED: &[Intended] = &[
     Intended {
         construct: "printer",
         pattern: "*",
-        why: "the printer cannot print the converted tree as it is (an f-string `=` form whose expression was rewritten)",
+        why: "the printer cannot print the converted tree as it is (a rewritten f-string expression that needs the f-string's own quote, which Python 3.11 does not allow; a t-string `=` form whose expression was rewritten)",
         example: None,
     },
     staging("'*' is a tensor in one branch of a staged if and a Python value in the other", DTYPE, None),
