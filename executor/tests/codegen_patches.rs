@@ -5,7 +5,9 @@
 //! twice, unwound an inner loop's `finally` again at a `break` in it, and left
 //! a suppressing `with`'s cleanup handler over the code after it.
 
-use stagecheck_executor::{Config, Terminal, Worker};
+mod common;
+
+use common::stdout;
 
 #[test]
 fn finally_and_with_unwind_as_cpython() {
@@ -104,10 +106,8 @@ def m():
 log.clear()
 print(m(), log)
 "#;
-    let out = Worker::new(Config::default()).run(src, "prog.py").expect("compiles");
-    assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
     assert_eq!(
-        out.stdout,
+        stdout(src),
         r#"('inner', 0) ['inner finally', 'outer finally']
 ('outer', 1) ['inner finally', 'outer finally']
 2 [('inner', 0, 0), ('outer', 0), ('inner', 1, 0), ('outer', 1), ('inner', 2, 0), ('outer', 2)]
@@ -125,7 +125,5 @@ None [('after', 0), ('finally', 0), ('finally', 1), ('after', 2), ('finally', 2)
 #[test]
 fn lambdas_in_an_assignment_value_and_target_compile() {
     let src = "def a(b):\n    x = [0, 0]\n    x[(lambda: b)():] = [(lambda: 5)()]\n    return x\nprint(a(1))\n";
-    let out = Worker::new(Config::default()).run(src, "prog.py").expect("compiles");
-    assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
-    assert_eq!(out.stdout, "[0, 5]\n");
+    assert_eq!(stdout(src), "[0, 5]\n");
 }

@@ -1,13 +1,9 @@
 //! The fixes in executor/vendor/rustpython-vm/PATCHES.md, each shown on the
 //! program that exposed it. The published crate fails every one of these.
 
-use stagecheck_executor::{Config, Terminal, Worker};
+mod common;
 
-fn stdout(src: &str) -> String {
-    let out = Worker::new(Config::default()).run(src, "prog.py").expect("compiles");
-    assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
-    out.stdout
-}
+use common::stdout;
 
 /// `x += y` specialises, once warm, to the same instruction as `x + y` on
 /// exact ints, floats or strs; when a later operand is a subclass the
