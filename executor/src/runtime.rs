@@ -12,7 +12,7 @@
 //!
 //! The converter's operators are `executor/runtime/stagecheck/ag/`, one
 //! module per converter pass; each dispatches on `isinstance(value,
-//! dispatch.staged_types)`, so staging (`staging.py`) registers its types
+//! dispatch.staged_types)`, so staging (`staging/`) registers its types
 //! and implementations there without touching the converter.
 
 use rustpython_vm::{
@@ -49,7 +49,18 @@ pub const MODULES: &[(&str, &str)] = &[
     ("stagecheck.ag.lists", include_str!("../runtime/stagecheck/ag/lists.py")),
     ("stagecheck.ag", include_str!("../runtime/stagecheck/ag/__init__.py")),
     ("stagecheck.tensor", include_str!("../runtime/stagecheck/tensor.py")),
-    ("stagecheck.staging", include_str!("../runtime/stagecheck/staging.py")),
+    ("stagecheck.staging.undefined", include_str!("../runtime/stagecheck/staging/undefined.py")),
+    ("stagecheck.staging.structures", include_str!("../runtime/stagecheck/staging/structures.py")),
+    ("stagecheck.staging.raises", include_str!("../runtime/stagecheck/staging/raises.py")),
+    ("stagecheck.staging.guards", include_str!("../runtime/stagecheck/staging/guards.py")),
+    ("stagecheck.staging.side_effects", include_str!("../runtime/stagecheck/staging/side_effects.py")),
+    ("stagecheck.staging.control_flow", include_str!("../runtime/stagecheck/staging/control_flow.py")),
+    ("stagecheck.staging.conditional_expressions", include_str!("../runtime/stagecheck/staging/conditional_expressions.py")),
+    ("stagecheck.staging.logical", include_str!("../runtime/stagecheck/staging/logical.py")),
+    ("stagecheck.staging.asserts", include_str!("../runtime/stagecheck/staging/asserts.py")),
+    ("stagecheck.staging.functions", include_str!("../runtime/stagecheck/staging/functions.py")),
+    ("stagecheck.staging.placement", include_str!("../runtime/stagecheck/staging/placement.py")),
+    ("stagecheck.staging", include_str!("../runtime/stagecheck/staging/__init__.py")),
     ("stagecheck.nn", include_str!("../runtime/stagecheck/nn.py")),
     ("stagecheck", include_str!("../runtime/stagecheck/__init__.py")),
 ];

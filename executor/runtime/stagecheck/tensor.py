@@ -196,7 +196,7 @@ def _handle(x, dtype_name):
     if isinstance(x, Tensor):
         return x._h
     if isinstance(x, _Undefined):
-        # A name staged control flow could not give a value (staging.py).
+        # A name staged control flow could not give a value (staging/undefined.py).
         raise StagingError("'%s' %s" % (x.symbol_name, getattr(x, 'why', 'is unbound here')))
     return _n.constant(x, dtype_name)
 
@@ -249,7 +249,7 @@ def range(start, limit=None, delta=1, dtype=None):
     if limit is None:
         start, limit = 0, start
     if any(isinstance(x, Tensor) and _n.is_symbolic(x._h) for x in (start, limit, delta)):
-        # A symbolic bound: a range only a staged `for` iterates (staging.py).
+        # A symbolic bound: a range only a staged `for` iterates (staging/control_flow.py).
         from stagecheck.staging import SymbolicRange
         return SymbolicRange(start, limit, delta)
     if dtype is None:

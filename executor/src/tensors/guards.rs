@@ -10,7 +10,7 @@
 //! a call reuses a trace only when all of them hold; otherwise it traces
 //! again (a *retrace*, counted in the run's graph text, [`retraces_text`]).
 //!
-//! Which values: `staging.py`'s `_Guards` walks, when the trace begins and
+//! Which values: `staging/guards.py`'s `_Guards` walks, when the trace begins and
 //! whenever converted code calls a function during it, everything the trace
 //! can reach by name. Its roots are the staged function, the call's
 //! non-tensor arguments and every function called while tracing (staged

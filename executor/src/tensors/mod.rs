@@ -25,7 +25,7 @@
 //! raise `InvalidArgumentError`); dead graph nodes are still computed (a node
 //! that would fail must fail as the eager run does).
 //!
-//! The staged operators (`staging.py`): `if_stmt` traces both branches and
+//! The staged operators (`staging/`, `control_flow.py` and its neighbours): `if_stmt` traces both branches and
 //! compares their states (a name bound in one branch only, a Python value
 //! that differs, a return in one branch: `StagingError`); `while_stmt` and
 //! `for_stmt` share one loop builder (loop variables keep dtype and shape;

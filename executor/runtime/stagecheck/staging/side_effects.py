@@ -1,0 +1,39 @@
+"""Python side effects while tracing: inside staged control flow they would
+run once per trace, not once per execution; every callee joins the guards
+of the traces in progress (guards.py)."""
+
+from stagecheck import tensor as _t
+from stagecheck.staging.guards import _Guards, _record_call
+
+StagingError = _t.StagingError
+
+
+class _SideEffects:
+    """Depth of staged control flow being traced: Python side effects there
+    would run once per trace, not once per execution."""
+    depth = 0
+
+
+def check_side_effect(f):
+    """Called by converted_call while tracing: the callee joins the guards
+    of the traces in progress; Python side effects cannot be staged inside
+    staged control flow (they would run once per trace)."""
+    if _Guards.stack:
+        _record_call(f)
+    if _SideEffects.depth == 0:
+        return
+    if f is print:
+        raise StagingError('print inside staged control flow runs once when traced, not at every execution: use sc.print outside it')
+    owner = getattr(f, '__self__', None)
+    if isinstance(owner, (list, dict, set)) and getattr(f, '__name__', '') in _MUTATORS:
+        raise StagingError('%s.%s inside staged control flow mutates a Python object once when traced' % (type(owner).__name__, f.__name__))
+
+
+_MUTATORS = frozenset(['append', 'extend', 'insert', 'pop', 'remove', 'clear', 'update', 'add', 'discard',
+                       'setdefault', 'popitem', 'sort', 'reverse'])
+
+
+def _refuse_print(f):
+    if f is print:
+        raise StagingError('print inside a staged function runs once when traced, not at every call: use sc.print')
+    check_side_effect(f)
