@@ -1,6 +1,6 @@
 //! The trace cache of an `sc.function` call, natively: the key and the lookup.
 //!
-//! The cache (`Function._cache`, staging.py) maps a key made of the call's
+//! The cache (`Function._cache`, staging/functions.py) maps a key made of the call's
 //! arguments alone to the list of traces made for it, each with its
 //! [`Guards`](super::guards) (the Python state it depended on, captured
 //! tensors included). The key: the argument structure (tuples and lists),
@@ -109,16 +109,19 @@ fn call_key(args: &PyTuple, kwargs: &Py<PyDict>, tensor_class: &Py<PyType>, vm: 
         k.value(a, vm)?;
     }
     k.key.push_str(")k");
-    let mut kwargs: Vec<(String, PyObjectRef)> = kwargs
+    // In the order of `sorted(kwargs.items())` (`_Tensors` in functions.py
+    // flattens them so): by code point, which is the order of the names'
+    // WTF-8 bytes. The handles' order is the trace's parameters' order.
+    let mut kwargs: Vec<(Vec<u8>, PyObjectRef)> = kwargs
         .into_iter()
         .map(|(name, value)| {
-            let name = name.downcast_ref::<PyStr>().map(|s| format!("{:?}", s.as_bytes())).unwrap_or_default();
+            let name = name.downcast_ref::<PyStr>().map(|s| s.as_bytes().to_vec()).unwrap_or_default();
             (name, value)
         })
         .collect();
     kwargs.sort_by(|a, b| a.0.cmp(&b.0));
     for (name, value) in &kwargs {
-        let _ = write!(k.key, "{}:{name}=", name.len());
+        let _ = write!(k.key, "{}:{}=", name.len(), name.escape_ascii());
         k.value(value, vm)?;
     }
     Ok(CallKey { key: k.key, handles: k.handles })
