@@ -77,6 +77,20 @@ fn known_wordings_are_normalised_and_named_and_set_order_is_counted() {
     assert_eq!(out.status.code(), Some(0), "{doc}");
     assert_eq!(doc["cpython"]["verdict"]["verdict"], "known", "{doc}");
 
+    // CPython words ZeroDivisionError by operator and type, RustPython says
+    // "division by zero" for all: CPython's side is reworded, in the
+    // raised message, the printed text and string globals.
+    let zero = program(
+        "zero.py",
+        "msgs = []\nfor a, b in [(5, 0), (5.0, 0.0)]:\n    for f in [lambda: a % b, lambda: a // b, lambda: divmod(a, b)]:\n        try:\n            f()\n        except ZeroDivisionError as e:\n            msgs.append(str(e))\nprint(msgs)\n1.5 % 0\n",
+    );
+    let (out, doc) = check(&zero);
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(doc["cpython"]["verdict"]["verdict"], "agree", "{doc}");
+    assert_eq!(doc["cpython"]["verdict"]["normalised"][0], "ZeroDivisionError wording", "{doc}");
+    // The report keeps CPython's own words.
+    assert!(doc["cpython"]["run"]["outcome"]["terminal"]["message"].as_str().is_some_and(|m| m.starts_with("float modulo")), "{doc}");
+
     // Both overflow the stack: RecursionError's wordings differ after the first clause.
     let deep = program("deep.py", "def f(n):\n    return f(n + 1)\nf(0)\n");
     let (_, doc) = check(&deep);

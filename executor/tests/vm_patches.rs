@@ -57,3 +57,30 @@ for i in range(40):
         "iadd\niadd\nisub\nimul\nfiadd\nunsupported operand type(s) for +=: 'NoneType' and 'int'\n"
     );
 }
+
+/// `%`, `//` and `divmod` of floats compute what CPython's floatobject.c
+/// does (the published crate's remainder is off by the divisor when the
+/// division is exact, and `inf // 3` is `inf`), and `int(nan)`'s message
+/// has no type name in it. Each expected line is CPython 3.11's output.
+#[test]
+fn float_remainder_floor_division_and_conversion_errors_are_cpythons() {
+    let src = r#"
+inf = float('inf')
+print(7.5 % -2.5, -7.5 % 2.5, divmod(-3, 0.75), divmod(7.5, -2.5))
+print(inf // 3, -inf % 5, divmod(inf, 3), 5 // inf, -5 // inf, 5 % -inf)
+print(0.0 // -1.0, -0.0 % 1.0, 1e308 // 1e-308, divmod(0.1, 0.01))
+for v in [float('nan'), inf]:
+    try:
+        int(v)
+    except (ValueError, OverflowError) as e:
+        print(str(e))
+"#;
+    assert_eq!(
+        stdout(src),
+        "-0.0 0.0 (-4.0, 0.0) (-3.0, -0.0)\n\
+         nan nan (nan, nan) 0.0 -1.0 -inf\n\
+         -0.0 0.0 inf (10.0, 3.469446951953614e-18)\n\
+         cannot convert float NaN to integer\n\
+         cannot convert float infinity to integer\n"
+    );
+}

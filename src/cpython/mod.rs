@@ -15,8 +15,8 @@
 //! `executor/src/render.rs` does, printing the executor's `Outcome` JSON.
 //!
 //! Differences that are not RustPython bugs are handled by rule, never
-//! silently: [`NORMALISATIONS`] rewrites known message wordings before the
-//! comparison and each use is counted; [`compare`] records resource-bound
+//! silently: [`NORMALISATIONS`] and [`WORDINGS`] rewrite known message
+//! wordings before the comparison and each use is counted; [`compare`] records resource-bound
 //! differences (time, memory, recursion depth) as `known`, and runs that
 //! cannot be compared (tensor programs: CPython has no `_stagecheck_tensor`)
 //! as `skipped`, each with its reason.
@@ -266,6 +266,62 @@ pub const NORMALISATIONS: &[Normalisation] = &[
     },
 ];
 
+/// CPython's wordings of one error where RustPython 0.5 has a single one: a
+/// CPython text (exception message, or the same words printed) is rewritten
+/// into RustPython's before the comparison, counted like a [`Normalisation`].
+/// The wordings differ between CPython versions too (3.12 says "float
+/// modulo by zero" where 3.11 says "float modulo"), so the CPython side is the
+/// one rewritten: longest first, so no text is left half rewritten.
+pub struct Wording {
+    pub name: &'static str,
+    pub cpython: &'static [&'static str],
+    pub rustpython: &'static str,
+}
+
+pub const WORDINGS: &[Wording] = &[Wording {
+    // RustPython says "division by zero" for every operator and type.
+    name: "ZeroDivisionError wording",
+    cpython: &[
+        "integer division or modulo by zero",
+        "float floor division by zero",
+        "integer modulo by zero",
+        "float division by zero",
+        "float modulo by zero",
+        "float divmod()",
+        "float modulo",
+    ],
+    rustpython: "division by zero",
+}];
+
+/// CPython's outcome with the [`WORDINGS`] applied; pushes each rule used.
+fn reword(cpython: &mut Outcome, used: &mut Vec<&'static str>) {
+    for rule in WORDINGS {
+        let apply = |text: &mut String| -> bool {
+            let mut changed = false;
+            for w in rule.cpython {
+                if text.contains(w) {
+                    *text = text.replace(w, rule.rustpython);
+                    changed = true;
+                }
+            }
+            changed
+        };
+        let mut changed = apply(&mut cpython.stdout);
+        if let Terminal::Raised { message, .. } = &mut cpython.terminal {
+            changed |= apply(message);
+        }
+        for (_, v) in &mut cpython.globals {
+            if map_strings(v, &apply) {
+                canonical(v);
+                changed = true;
+            }
+        }
+        if changed {
+            used.push(rule.name);
+        }
+    }
+}
+
 /// Rewrites every `prefix NAME suffix` of `rule`'s RustPython side into CPython's.
 fn rewrite(text: &str, rule: &Normalisation) -> Option<String> {
     let ((p, s), (cp, cs)) = (rule.rustpython, rule.cpython);
@@ -292,22 +348,27 @@ fn rewrite(text: &str, rule: &Normalisation) -> Option<String> {
     changed.then_some(out)
 }
 
-fn normalise_value(v: &mut Value, rule: &Normalisation) -> bool {
+/// Applies `f` to every string inside `v`; whether any changed.
+fn map_strings(v: &mut Value, f: &dyn Fn(&mut String) -> bool) -> bool {
     match v {
-        Value::Str(s) => rewrite(s, rule).map(|n| *s = n).is_some(),
+        Value::Str(s) => f(s),
         Value::List(items) | Value::Tuple(items) | Value::Set(items) | Value::FrozenSet(items) => {
-            items.iter_mut().fold(false, |c, x| normalise_value(x, rule) | c)
+            items.iter_mut().fold(false, |c, x| map_strings(x, f) | c)
         }
-        Value::Dict(entries) => entries.iter_mut().fold(false, |c, (k, x)| normalise_value(k, rule) | normalise_value(x, rule) | c),
+        Value::Dict(entries) => entries.iter_mut().fold(false, |c, (k, x)| map_strings(k, f) | map_strings(x, f) | c),
         Value::Instance { attrs, base, .. } => {
-            let mut c = attrs.iter_mut().fold(false, |c, (_, x)| normalise_value(x, rule) | c);
+            let mut c = attrs.iter_mut().fold(false, |c, (_, x)| map_strings(x, f) | c);
             if let Some(b) = base {
-                c |= normalise_value(b, rule);
+                c |= map_strings(b, f);
             }
             c
         }
         _ => false,
     }
+}
+
+fn normalise_value(v: &mut Value, rule: &Normalisation) -> bool {
+    map_strings(v, &|s: &mut String| rewrite(s, rule).map(|n| *s = n).is_some())
 }
 
 /// RustPython's outcome with the [`NORMALISATIONS`] applied, and the rules used.
@@ -374,7 +435,8 @@ pub fn compare(rustpython: &Outcome, cpython: &CpythonRun) -> CpythonVerdict {
         return CpythonVerdict::Known { reason: "recursion depth differs (frames counted differently)" };
     }
     let mut cp = cp.clone();
-    let (mut rp, normalised) = normalise(rustpython);
+    let (mut rp, mut normalised) = normalise(rustpython);
+    reword(&mut cp, &mut normalised);
     // CPython words a recursion overflow by where it happened ("... while
     // calling a Python object"); RustPython adds a space: the first clause
     // is compared.

@@ -122,8 +122,43 @@ fn inner_div(v1: f64, v2: f64, vm: &VirtualMachine) -> PyResult<f64> {
     float_ops::div(v1, v2).ok_or_else(|| vm.new_zero_division_error("division by zero"))
 }
 
+// stagecheck patch: `%`, `//` and `divmod` of floats as CPython's
+// floatobject.c computes them (`float_rem`, `_float_div_mod`): from `fmod`,
+// a zero remainder taking the divisor's sign, the quotient snapped to the
+// nearest integer. The published crate's `float_ops` gives `7.5 % -2.5 ==
+// -2.5`, `divmod(-3, 0.75) == (-5.0, 0.75)` and `inf // 3 == inf` (CPython:
+// -0.0, (-4.0, 0.0), nan).
 fn inner_mod(v1: f64, v2: f64, vm: &VirtualMachine) -> PyResult<f64> {
-    float_ops::mod_(v1, v2).ok_or_else(|| vm.new_zero_division_error("division by zero"))
+    if v2 == 0.0 {
+        return Err(vm.new_zero_division_error("division by zero"));
+    }
+    let m = v1 % v2;
+    Ok(if m != 0.0 || m.is_nan() {
+        if (v2 < 0.0) != (m < 0.0) { m + v2 } else { m }
+    } else {
+        0.0f64.copysign(v2)
+    })
+}
+
+// stagecheck patch: see `inner_mod`.
+fn cpython_div_mod(vx: f64, wx: f64) -> (f64, f64) {
+    let mut m = vx % wx;
+    let mut div = (vx - m) / wx;
+    if m != 0.0 || m.is_nan() {
+        if (wx < 0.0) != (m < 0.0) {
+            m += wx;
+            div -= 1.0;
+        }
+    } else {
+        m = 0.0f64.copysign(wx);
+    }
+    let floordiv = if div != 0.0 || div.is_nan() {
+        let f = div.floor();
+        if div - f > 0.5 { f + 1.0 } else { f }
+    } else {
+        0.0f64.copysign(vx / wx)
+    };
+    (floordiv, m)
 }
 
 pub fn try_to_bigint(value: f64, vm: &VirtualMachine) -> PyResult<BigInt> {
@@ -131,10 +166,11 @@ pub fn try_to_bigint(value: f64, vm: &VirtualMachine) -> PyResult<BigInt> {
         Some(int) => Ok(int),
         None => {
             if value.is_infinite() {
-                Err(vm
-                    .new_overflow_error("OverflowError: cannot convert float infinity to integer"))
+                // stagecheck patch: the message without the type's name
+                // (the published crate's str(e) was "OverflowError: ...").
+                Err(vm.new_overflow_error("cannot convert float infinity to integer"))
             } else if value.is_nan() {
-                Err(vm.new_value_error("ValueError: cannot convert float NaN to integer"))
+                Err(vm.new_value_error("cannot convert float NaN to integer"))
             } else {
                 // unreachable unless BigInt has a bug
                 unreachable!(
@@ -147,11 +183,14 @@ pub fn try_to_bigint(value: f64, vm: &VirtualMachine) -> PyResult<BigInt> {
 }
 
 fn inner_floordiv(v1: f64, v2: f64, vm: &VirtualMachine) -> PyResult<f64> {
-    float_ops::floordiv(v1, v2).ok_or_else(|| vm.new_zero_division_error("division by zero"))
+    inner_divmod(v1, v2, vm).map(|(d, _)| d)
 }
 
 fn inner_divmod(v1: f64, v2: f64, vm: &VirtualMachine) -> PyResult<(f64, f64)> {
-    float_ops::divmod(v1, v2).ok_or_else(|| vm.new_zero_division_error("division by zero"))
+    if v2 == 0.0 {
+        return Err(vm.new_zero_division_error("division by zero"));
+    }
+    Ok(cpython_div_mod(v1, v2))
 }
 
 pub fn float_pow(v1: f64, v2: f64, vm: &VirtualMachine) -> PyResult {
