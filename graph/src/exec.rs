@@ -367,7 +367,9 @@ impl<'l, D: Device> Executor<'l, D> {
             self.simple_nodes(cond_f, cond_p, &mut cv)?;
             let verdict = cond_f.outputs.first().ok_or_else(|| internal("a loop condition returned nothing"))?;
             let verdict = self.truth(self.read(cond_f, cond_p, &cv, *verdict)?)?;
-            cv.clear();
+            if !crate::planted::active("flat_loop_buffer_not_cleared") {
+                cv.clear();
+            }
             if !verdict {
                 pool.give(cv);
                 pool.give(bv);
@@ -398,7 +400,7 @@ impl<'l, D: Device> Executor<'l, D> {
     /// returned twice).
     fn outputs(&self, func: &Function, plan: &Plan, values: &mut Slots<D::Value>, out: &mut Slots<D::Value>) -> Result<(), OpError> {
         for (k, v) in func.outputs.iter().enumerate() {
-            let repeated = func.outputs[k + 1..].contains(v);
+            let repeated = if crate::planted::active("outputs_repeated_taken") { func.outputs[..k].contains(v) } else { func.outputs[k + 1..].contains(v) };
             let slot = values.get_mut(v.0 as usize).ok_or_else(|| internal(format!("x{} is not available", v.0)))?;
             let value = match if repeated { slot.clone() } else { slot.take() } {
                 Some(value) => value,

@@ -33,6 +33,7 @@ mod ir;
 mod kernels;
 mod op;
 mod plan;
+pub mod planted;
 mod scalar;
 mod sexpr;
 mod shape;

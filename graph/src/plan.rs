@@ -88,7 +88,7 @@ impl Plan {
                 };
                 inputs.iter().position(|v| {
                     let v = v.0 as usize;
-                    free_after[i].contains(&v)
+                    (free_after[i].contains(&v) || (crate::planted::active("donor_returned_value") && last_use[v] == Some(i)))
                         && const_node[v].is_none()
                         && inputs.iter().filter(|w| w.0 as usize == v).count() == 1
                         && value_sigs.get(v) == Some(out)

@@ -50,6 +50,8 @@ fn fold(op: &Op, d: DType) -> Option<(String, String)> {
 
 pub(crate) fn reduce_kernel(op: &Op, dtype: DType) -> Option<Kernel> {
     let (step, finish) = fold(op, dtype)?;
+    // The one reduced axis's stride (`red_strides[0]`); planted: its extent.
+    let stride = if crate::planted::active("gpu_reduce_axis_stride") { "info[rs]" } else { "info[rs + 1u]" };
     let body = format!(
         "let kr = info[1];\nlet rr = info[2];\nlet count = info[3];\nlet start = info[4];\nlet stop = info[5];\n\
          let rs = 6u + 2u * kr;\nvar base = 0;\n{}\
@@ -57,7 +59,7 @@ pub(crate) fn reduce_kernel(op: &Op, dtype: DType) -> Option<Kernel> {
          if (start > 0u) {{ acc = state[2u * i]; best = state[2u * i + 1u]; }}\n\
          for (var j = start; j < stop; j = j + 1u) {{\n\
          var off = base;\n\
-         if (rr == 1u) {{ off = off + i32(j * info[rs + 1u]); }} else {{\n{}}}\n\
+         if (rr == 1u) {{ off = off + i32(j * {stride}); }} else {{\n{}}}\n\
          let w = src[u32(off)];\n{step}\n}}\n\
          state[2u * i] = acc;\nstate[2u * i + 1u] = best;\n\
          if (stop == count) {{\n{finish}\n}}\n",

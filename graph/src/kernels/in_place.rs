@@ -106,7 +106,7 @@ fn matmul_donor<T: Number>(dst: &mut ArrayD<T>, k: usize, b: &ArrayD<T>) -> bool
 
 /// `a = f(a, b)` (`k == 0`) or `a = f(b, a)`, `b` broadcast to `a`'s shape.
 fn zip_into<T: Copy>(a: &mut ArrayD<T>, k: usize, b: &ArrayD<T>, f: impl Fn(T, T) -> T) -> bool {
-    if k == 0 {
+    if k == 0 || crate::planted::active("in_place_donor_side") {
         apply(a, b, f)
     } else {
         apply(a, b, |x, y| f(y, x))

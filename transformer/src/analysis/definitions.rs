@@ -21,6 +21,7 @@ type State = Option<Names>;
 fn join(a: State, b: State) -> State {
     match (a, b) {
         (None, x) | (x, None) => x,
+        (Some(a), Some(b)) if crate::planted::active("definitions_join_union") => Some(a.union(&b).cloned().collect()),
         (Some(a), Some(b)) => Some(a.intersection(&b).cloned().collect()),
     }
 }

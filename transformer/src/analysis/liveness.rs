@@ -77,7 +77,9 @@ fn live_before(stmt: &Stmt, a: &Activity, after: &Names) -> Names {
         Stmt::Assign(_) | Stmt::AugAssign(_) | Stmt::AnnAssign(_) | Stmt::Expr(_) | Stmt::Delete(_)
         | Stmt::Import(_) | Stmt::ImportFrom(_) | Stmt::FunctionDef(_) | Stmt::ClassDef(_) | Stmt::Pass(_) => {
             let mut live: Names = after.difference(&a.bound).cloned().collect();
-            live.extend_from(&a.uses());
+            if !crate::planted::active("liveness_assign_reads_lost") {
+                live.extend_from(&a.uses());
+            }
             live
         }
         // Loops, try, with, match and the rest: everything they read is live

@@ -90,9 +90,12 @@ fn declarations(bound: &Names, cx: &FunctionContext) -> (Vec<String>, Vec<String
 /// its assignments sit in generated functions of its own).
 fn thunk_def(name: &str, params: &[String], body: Vec<Stmt>, bound: Option<Names>, origin: TextRange, cx: &FunctionContext) -> Stmt {
     let bound = bound.unwrap_or_else(|| Activity::bound_by(&body));
-    let (mut nonlocals, globals) = declarations(&bound, cx);
+    let (mut nonlocals, mut globals) = declarations(&bound, cx);
     if crate::planted::active("nonlocal_write_lost") && name.starts_with("loop_body") {
         nonlocals.retain(|n| cx.namer.is_generated(n));
+    }
+    if crate::planted::active("global_write_lost_in_loop") && name.starts_with("loop_body") {
+        globals.clear();
     }
     let mut decls = Vec::new();
     if !globals.is_empty() {
@@ -235,7 +238,8 @@ fn conjunction(mut terms: Vec<Expr>, cx: &FunctionContext) -> Expr {
 }
 
 fn loop_state(stmt_uses: Names, bound: &Names, live_out: &Names) -> Names {
-    bound.iter().filter(|n| live_out.contains(*n) || stmt_uses.contains(*n)).cloned().collect()
+    let carried = |n: &&ruff_python_ast::name::Name| stmt_uses.contains(*n) && !crate::planted::active("loop_state_live_out_only");
+    bound.iter().filter(|n| live_out.contains(*n) || carried(n)).cloned().collect()
 }
 
 fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
@@ -283,7 +287,7 @@ fn for_stmt(mut s: ast::StmtFor, uses: Names, live_out: &Names, cx: &mut Functio
     let target_range = s.target.range();
     let mut body = vec![ast_build::assign(*s.target, ast_build::name(&itr), target_range)];
     body.extend(std::mem::take(&mut s.body));
-    let bound = Activity::bound_by(&body);
+    let bound = Activity::bound_by(&body[usize::from(crate::planted::active("lambda_late_binding_lost"))..]);
     let state = loop_state(uses.clone(), &bound, live_out);
     let mut inner = live_out.clone();
     inner.extend_from(&uses);

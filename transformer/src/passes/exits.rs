@@ -116,7 +116,7 @@ impl Exit<'_> {
                     sets |= self.vec(&mut h.body);
                 }
                 sets |= self.vec(&mut t.orelse);
-                if body {
+                if body && !(crate::planted::active("try_else_after_return") && self.value.is_some()) {
                     // The else clause runs only when the body completed.
                     self.guard_clause(&mut t.orelse);
                 }
