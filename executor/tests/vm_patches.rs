@@ -60,7 +60,7 @@ for i in range(40):
 
 /// `%`, `//` and `divmod` of floats compute what CPython's floatobject.c
 /// does (the published crate's remainder is off by the divisor when the
-/// division is exact, and `inf // 3` is `inf`), and `int(nan)`'s message
+/// division is exact, and `inf // 3` is `inf`), `0 / -4` is `-0.0`, and `int(nan)`'s message
 /// has no type name in it. Each expected line is CPython 3.11's output.
 #[test]
 fn float_remainder_floor_division_and_conversion_errors_are_cpythons() {
@@ -69,6 +69,7 @@ inf = float('inf')
 print(7.5 % -2.5, -7.5 % 2.5, divmod(-3, 0.75), divmod(7.5, -2.5))
 print(inf // 3, -inf % 5, divmod(inf, 3), 5 // inf, -5 // inf, 5 % -inf)
 print(0.0 // -1.0, -0.0 % 1.0, 1e308 // 1e-308, divmod(0.1, 0.01))
+print(0 / -4, False / -1, 0 / 10**30, 0 / -10**30, -0 / 4)
 for v in [float('nan'), inf]:
     try:
         int(v)
@@ -80,6 +81,7 @@ for v in [float('nan'), inf]:
         "-0.0 0.0 (-4.0, 0.0) (-3.0, -0.0)\n\
          nan nan (nan, nan) 0.0 -1.0 -inf\n\
          -0.0 0.0 inf (10.0, 3.469446951953614e-18)\n\
+         -0.0 -0.0 0.0 -0.0 0.0\n\
          cannot convert float NaN to integer\n\
          cannot convert float infinity to integer\n"
     );

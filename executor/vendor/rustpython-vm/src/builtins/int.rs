@@ -233,7 +233,14 @@ fn inner_truediv(i1: &BigInt, i2: &BigInt, vm: &VirtualMachine) -> PyResult {
         return Err(vm.new_zero_division_error("division by zero"));
     }
 
-    let float = true_div(i1, i2);
+    // stagecheck patch: a zero dividend gives a zero with the quotient's
+    // sign, as CPython's long_true_divide does (`0 / -4` is `-0.0`; the
+    // published crate's `true_div` gives `0.0`).
+    let float = if i1.is_zero() {
+        if i2.is_negative() { -0.0 } else { 0.0 }
+    } else {
+        true_div(i1, i2)
+    };
 
     if float.is_infinite() {
         Err(vm.new_exception_msg(
