@@ -22,6 +22,8 @@ pub enum ErrorKind {
     /// A `Raise` node ran: the Python exception its tracer recorded as this
     /// site (the caller re-raises it; the message is for printing).
     Raised(u32),
+    /// A `Host` node's callback failed: the caller holds what it raised.
+    Host,
 }
 
 /// An op or executor error. `Display` gives the message alone.

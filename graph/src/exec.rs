@@ -16,7 +16,7 @@
 //! gets it by value ([`Device::op_into`]), and the CPU writes elementwise
 //! results (and matrix products) into it when no one else holds it
 //! (`Tensor::data_mut`: a strong count of 1; no `Weak` exists). A loop whose
-//! condition and body are flat (`Plan::flat`: only `Const`, `Op` and `Raise` nodes)
+//! condition and body are flat (`Plan::flat`: only `Const`, `Op`, `Raise` and `Host` nodes)
 //! runs in `flat_loop`, on two value buffers kept for the loop instead of a
 //! frame per invocation, with the same checks before each invocation
 //! (depth, interrupt). On the CPU ([`Device::constant`]) `Const` nodes store
@@ -137,7 +137,13 @@ pub struct Executor<'l, D: Device = Cpu> {
     /// true stops the run with `Interrupted`. Graphs never end on their own
     /// when a loop never does; this is how a caller's time limit reaches them.
     interrupt: Option<&'l dyn Fn() -> bool>,
+    /// Runs a `Host` node: `(site, inputs on the host)` to its results.
+    /// Without one, a `Host` node is an error.
+    host: Option<&'l HostFn<'l>>,
 }
+
+/// The host callback of `Host` nodes (see [`Executor::with_host`]).
+pub type HostFn<'l> = dyn Fn(u32, Vec<Tensor>) -> Result<Vec<Tensor>, OpError> + 'l;
 
 /// The plans of a validated library's functions (see [`Executor::with_plans`]).
 pub struct Plans(Vec<Plan>);
@@ -220,22 +226,22 @@ impl<'l> Executor<'l, Cpu> {
 
     /// Plans `lib`, which the caller has validated (with [`validate`]).
     pub fn trusted(lib: &'l Library) -> Executor<'l, Cpu> {
-        Executor { lib, device: Cpu, plans: Cow::Owned(Plans::new(lib).0), max_depth: MAX_DEPTH, interrupt: None }
+        Executor { lib, device: Cpu, plans: Cow::Owned(Plans::new(lib).0), max_depth: MAX_DEPTH, interrupt: None, host: None }
     }
 
     /// Runs `lib` with plans made earlier by [`Plans::new`] for this very
     /// library (validated, unchanged since): a caller running many calls of
     /// one library (the tracer) plans once.
     pub fn with_plans(lib: &'l Library, plans: &'l Plans) -> Executor<'l, Cpu> {
-        Executor { lib, device: Cpu, plans: Cow::Borrowed(&plans.0), max_depth: MAX_DEPTH, interrupt: None }
+        Executor { lib, device: Cpu, plans: Cow::Borrowed(&plans.0), max_depth: MAX_DEPTH, interrupt: None, host: None }
     }
 }
 
 impl<'l, D: Device> Executor<'l, D> {
     /// The same executor, running its ops on `device`.
     pub fn on<E: Device>(self, device: E) -> Executor<'l, E> {
-        let Executor { lib, plans, max_depth, interrupt, .. } = self;
-        Executor { lib, device, plans, max_depth, interrupt }
+        let Executor { lib, plans, max_depth, interrupt, host, .. } = self;
+        Executor { lib, device, plans, max_depth, interrupt, host }
     }
 
     pub fn device(&self) -> &D {
@@ -245,6 +251,14 @@ impl<'l, D: Device> Executor<'l, D> {
     /// Sets the interrupt check (see the field).
     pub fn with_interrupt(mut self, interrupt: &'l dyn Fn() -> bool) -> Executor<'l, D> {
         self.interrupt = Some(interrupt);
+        self
+    }
+
+    /// Sets the callback of `Host` nodes: called at each execution of one,
+    /// in node order, with its inputs downloaded to the host; its results,
+    /// which must have the node's signatures, are uploaded.
+    pub fn with_host(mut self, host: &'l HostFn<'l>) -> Executor<'l, D> {
+        self.host = Some(host);
         self
     }
 
@@ -505,7 +519,7 @@ impl<'l, D: Device> Executor<'l, D> {
         while let Some(node) = func.nodes.get(frame.pc) {
             let i = frame.pc;
             match node {
-                Node::Const(_) | Node::Op { .. } | Node::Raise { .. } => {
+                Node::Const(_) | Node::Op { .. } | Node::Raise { .. } | Node::Host { .. } => {
                     self.simple_node(func, frame.plan, &mut frame.values, i, node)?;
                     frame.pc = i + 1;
                 }
@@ -579,11 +593,55 @@ impl<'l, D: Device> Executor<'l, D> {
                 out
             }
             Node::Raise { site, message, .. } => return Err(OpError::new(crate::ErrorKind::Raised(*site), message.clone())),
+            Node::Host { site, inputs, results, .. } => return self.host_node(func, plan, values, i, *site, inputs, results),
             _ => return Err(internal("an invocation in a flat function")),
         };
         let first = plan.first_output.get(i).copied().ok_or_else(|| internal("bad node"))?;
         if !plan.dead[first] {
             *values.get_mut(first).ok_or_else(|| internal("too many results"))? = Some(out);
+        }
+        Ok(())
+    }
+}
+
+impl<D: Device> Executor<'_, D> {
+    /// Runs `Host` node `i`: its inputs downloaded, the host callback called,
+    /// its results checked against the node's signatures and uploaded.
+    #[allow(clippy::too_many_arguments)]
+    fn host_node(
+        &self,
+        func: &Function,
+        plan: &Plan,
+        values: &mut Slots<D::Value>,
+        i: usize,
+        site: u32,
+        inputs: &[ValueId],
+        results: &[Sig],
+    ) -> Result<(), OpError> {
+        let host = self.host.ok_or_else(|| OpError::unimplemented("a host node without a host to call"))?;
+        let mut args = Vec::with_capacity(inputs.len());
+        for &v in inputs {
+            args.push(self.device.download(self.read(func, plan, values, v)?)?);
+        }
+        for &v in &plan.free_after[i] {
+            values[v] = None;
+        }
+        let outs = host(site, args)?;
+        if outs.len() != results.len() {
+            return Err(OpError::invalid(format!("host node {site} returned {} values, not {}", outs.len(), results.len())));
+        }
+        let first = plan.first_output.get(i).copied().ok_or_else(|| internal("bad node"))?;
+        for (k, (t, sig)) in outs.iter().zip(results).enumerate() {
+            if t.dtype() != sig.0 || t.shape() != sig.1.as_slice() {
+                return Err(OpError::invalid(format!(
+                    "host node {site} returned a {} value where {} was traced",
+                    fmt_sig(&(t.dtype(), t.shape().to_vec())),
+                    fmt_sig(sig)
+                )));
+            }
+            if !plan.dead[first + k] {
+                *values.get_mut(first + k).ok_or_else(|| internal("too many results"))? = Some(self.device.upload(t)?);
+            }
         }
         Ok(())
     }

@@ -85,6 +85,17 @@ pub enum Node {
         line: Option<u32>,
         results: Vec<Sig>,
     },
+    /// Calls the host at every execution, in node order: the Python function
+    /// the tracer recorded as `site` (a print, an `sc.py_function`, a read
+    /// or an assignment of an `sc.Variable`), given the values of `inputs`
+    /// and returning one value per `results` signature. `label` is for
+    /// printing. The executor calls its host callback (`Executor::with_host`).
+    Host {
+        site: u32,
+        label: String,
+        inputs: Vec<ValueId>,
+        results: Vec<Sig>,
+    },
 }
 
 impl Library {
@@ -114,7 +125,7 @@ impl Library {
             Node::Cond { then_fn, .. } => self.get(*then_fn).map(|f| f.results.len()),
             Node::While { inputs, .. } => Some(inputs.len()),
             Node::Call { callee, .. } => self.get(*callee).map(|f| f.results.len()),
-            Node::Raise { results, .. } => Some(results.len()),
+            Node::Raise { results, .. } | Node::Host { results, .. } => Some(results.len()),
         }
     }
 }
@@ -124,7 +135,9 @@ impl Node {
     pub fn uses(&self) -> Vec<ValueId> {
         match self {
             Node::Const(_) | Node::Raise { .. } => Vec::new(),
-            Node::Op { inputs, .. } | Node::While { inputs, .. } | Node::Call { inputs, .. } => inputs.clone(),
+            Node::Op { inputs, .. } | Node::While { inputs, .. } | Node::Call { inputs, .. } | Node::Host { inputs, .. } => {
+                inputs.clone()
+            }
             Node::Cond { pred, inputs, .. } => std::iter::once(*pred).chain(inputs.iter().copied()).collect(),
         }
     }

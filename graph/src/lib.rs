@@ -45,7 +45,7 @@ mod value;
 pub use dtype::DType;
 pub use error::{ErrorKind, OpError};
 pub use eval::eval;
-pub use exec::{run, Cpu, Device, Executor, Plans, MAX_DEPTH};
+pub use exec::{run, Cpu, Device, Executor, HostFn, Plans, MAX_DEPTH};
 pub use float_text::{f32_from_text, f32_to_text, f64_from_text, f64_to_text};
 pub use format::{float32_repr, float64_repr, format_tensor};
 pub use infer::infer;

@@ -26,7 +26,7 @@ pub(crate) struct Plan {
     /// time there (once), with the output's dtype and shape: the device may
     /// compute the output into its storage.
     pub donor: Vec<Option<usize>>,
-    /// Only `Const`, `Op` and `Raise` nodes: an invocation runs to its end without
+    /// Only `Const`, `Op`, `Raise` and `Host` nodes: an invocation runs to its end without
     /// invoking anything (a loop of such functions runs without the frame stack).
     pub flat: bool,
     /// Per value: the `Const` node defining it (a device whose values are
@@ -96,7 +96,7 @@ impl Plan {
             })
             .collect();
         let param_used = (0..f.params.len()).map(|v| !unused_params.contains(&v)).collect();
-        let flat = f.nodes.iter().all(|n| matches!(n, Node::Const(_) | Node::Op { .. } | Node::Raise { .. }));
+        let flat = f.nodes.iter().all(|n| matches!(n, Node::Const(_) | Node::Op { .. } | Node::Raise { .. } | Node::Host { .. }));
         Plan { first_output, num_values, free_after, unused_params, param_used, dead, op_sigs, donor, flat, const_node }
     }
 }
@@ -116,7 +116,7 @@ fn op_signatures(lib: &Library, f: &Function) -> (Vec<Option<Sig>>, Vec<Sig>) {
             }
             Node::Cond { then_fn: callee, .. } | Node::Call { callee, .. } => lib.get(*callee).map(|c| c.results.clone()),
             Node::While { inputs, .. } => inputs.iter().map(|v| values.get(v.0 as usize).cloned()).collect(),
-            Node::Raise { results, .. } => Some(results.clone()),
+            Node::Raise { results, .. } | Node::Host { results, .. } => Some(results.clone()),
         };
         let Some(sigs) = sigs else {
             // Unknown from here on: leave the rest to run-time inference.

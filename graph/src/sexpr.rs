@@ -125,6 +125,7 @@ impl Library {
             Node::Raise { site, exc_type, message, line, .. } => {
                 format!("(raise {exc_type} {message:?} :line {} :site {site})", opt(line, u32::to_string))
             }
+            Node::Host { site, label, inputs, .. } => format!("(host {label} :site {site} {})", args(inputs)),
         }
     }
 

@@ -56,7 +56,11 @@ pub(crate) fn value_types(lib: &Library, f: &Function) -> Result<Vec<Sig>, Strin
         };
         let inputs: Vec<Sig> = match node {
             Node::Const(_) | Node::Raise { .. } => Vec::new(),
-            Node::Op { inputs, .. } | Node::Cond { inputs, .. } | Node::While { inputs, .. } | Node::Call { inputs, .. } => {
+            Node::Op { inputs, .. }
+            | Node::Cond { inputs, .. }
+            | Node::While { inputs, .. }
+            | Node::Call { inputs, .. }
+            | Node::Host { inputs, .. } => {
                 inputs.iter().map(|&v| get(v)).collect::<Result<_, _>>().map_err(at)?
             }
         };
@@ -112,7 +116,7 @@ pub(crate) fn value_types(lib: &Library, f: &Function) -> Result<Vec<Sig>, Strin
                 expect_params(c, "callee", &inputs).map_err(at)?;
                 c.results.clone()
             }
-            Node::Raise { results, .. } => results.clone(),
+            Node::Raise { results, .. } | Node::Host { results, .. } => results.clone(),
         };
         types.extend(outputs);
     }

@@ -217,10 +217,40 @@ fn same_scalar(a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> bool {
 thread_local! {
     /// This run's retraces: `(function, the guard that failed)`.
     static RETRACES: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
+    /// This run's traces of staged functions, by function, in order of first trace.
+    static TRACES: RefCell<Vec<(String, usize)>> = const { RefCell::new(Vec::new()) };
 }
 
 pub(crate) fn reset() {
     RETRACES.with(|r| r.borrow_mut().clear());
+    TRACES.with(|t| t.borrow_mut().clear());
+}
+
+/// A staged function's trace began (first traces, retraces, and traces
+/// with new call keys alike).
+pub(crate) fn note_trace(function: String) {
+    TRACES.with(|t| {
+        let mut t = t.borrow_mut();
+        match t.iter_mut().find(|(f, _)| *f == function) {
+            Some((_, n)) => *n += 1,
+            None => t.push((function, 1)),
+        }
+    });
+}
+
+/// The run's traces as an S-expression comment, for `--show-graph`:
+/// `; traces: 2 (f: 1, g: 1)`; empty when nothing was traced. A value
+/// change that needs no retrace (an `sc.Variable`'s) leaves it unchanged.
+pub fn traces_text() -> String {
+    TRACES.with(|t| {
+        let t = t.borrow();
+        if t.is_empty() {
+            return String::new();
+        }
+        let total: usize = t.iter().map(|(_, n)| n).sum();
+        let each: Vec<String> = t.iter().map(|(f, n)| format!("{f}: {n}")).collect();
+        format!("; traces: {total} ({})", each.join(", "))
+    })
 }
 
 pub(crate) fn note_retrace(function: String, reason: String) {

@@ -95,6 +95,11 @@ thread_local! {
     /// traceback each had when traced (restored at every raise, so a line
     /// is the raise's own however often it runs). Cleared at a run's end.
     pub(crate) static RAISES: RefCell<Vec<(PyObjectRef, PyObjectRef)>> = const { RefCell::new(Vec::new()) };
+    /// The Python functions host nodes call, by site (`staging/host.py`).
+    /// Cleared at a run's end.
+    pub(crate) static HOSTS: RefCell<Vec<PyObjectRef>> = const { RefCell::new(Vec::new()) };
+    /// What a host node's function raised, until `op_error` takes it.
+    pub(crate) static HOST_ERROR: RefCell<Option<rustpython_vm::builtins::PyBaseExceptionRef>> = const { RefCell::new(None) };
     /// The GPU nodes beyond their ops' tolerances this run (shadowing).
     static MISMATCHES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
@@ -115,6 +120,40 @@ pub fn set_mode(mode: Mode) {
 pub fn end_run() {
     let held = RAISES.with(|r| std::mem::take(&mut *r.borrow_mut()));
     drop(held);
+    let hosts = HOSTS.with(|h| std::mem::take(&mut *h.borrow_mut()));
+    drop(hosts);
+    let error = HOST_ERROR.with(|h| h.borrow_mut().take());
+    drop(error);
+}
+
+/// Runs host node `site`: its Python function called with `args` as eager
+/// `sc.Tensor`s, returning a list of them. What it raises is kept for
+/// `op_error` (the graph reports `ErrorKind::Host`).
+pub(crate) fn host_call(site: u32, args: Vec<stagecheck_graph::Tensor>, vm: &VirtualMachine) -> Result<Vec<stagecheck_graph::Tensor>, stagecheck_graph::OpError> {
+    use stagecheck_graph::{ErrorKind, OpError};
+    let fail = |e: rustpython_vm::builtins::PyBaseExceptionRef| {
+        HOST_ERROR.with(|h| *h.borrow_mut() = Some(e));
+        OpError::new(ErrorKind::Host, "a host node raised")
+    };
+    let f = HOSTS.with(|h| h.borrow().get(site as usize).cloned()).ok_or_else(|| OpError::invalid(format!("host site {site} is unknown")))?;
+    let tensor = RUNTIME.with(|r| r.borrow().as_ref().map(|r| r.tensor.clone())).ok_or_else(|| OpError::invalid("no runtime"))?;
+    let mut objs = Vec::with_capacity(args.len());
+    for t in args {
+        let h = module::_stagecheck_tensor::new_handle(trace::Input::Eager(t), vm);
+        objs.push(tensor.call((h,), vm).map_err(fail)?);
+    }
+    let out = f.call((vm.ctx.new_list(objs),), vm).map_err(fail)?;
+    let items: Vec<PyObjectRef> = out.try_to_value(vm).map_err(fail)?;
+    let mut tensors = Vec::with_capacity(items.len());
+    for item in items {
+        let h = item.get_attr("_h", vm).map_err(fail)?;
+        let h = h.downcast::<module::_stagecheck_tensor::Handle>().map_err(|_| fail(vm.new_type_error("a host function returned a non-tensor")))?;
+        match &h.input {
+            trace::Input::Eager(t) => tensors.push(t.clone()),
+            trace::Input::Symbolic(_) => return Err(fail(vm.new_type_error("a host function returned a symbolic tensor"))),
+        }
+    }
+    Ok(tensors)
 }
 
 /// Whether this thread's GPU graphs are shadowed by the CPU kernels.
@@ -183,12 +222,13 @@ pub(crate) fn limit_reached() -> Option<crate::Limit> {
 /// The S-expressions of every function the last run traced on this thread.
 pub fn graph_text() -> String {
     let graphs = TRACER.with(|t| t.borrow().library.to_string());
-    let retraces = guards::retraces_text();
-    if retraces.is_empty() {
-        graphs
-    } else {
-        format!("{graphs}\n{retraces}")
+    let mut text = graphs;
+    for comment in [guards::traces_text(), guards::retraces_text()] {
+        if !comment.is_empty() {
+            text = format!("{text}\n{comment}");
+        }
     }
+    text
 }
 
 /// The runtime's own classes, taken when the runtime is installed (before

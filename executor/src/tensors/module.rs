@@ -19,6 +19,8 @@ pub const NAME: &str = "_stagecheck_tensor";
 pub fn op_error(e: OpError, vm: &VirtualMachine) -> rustpython_vm::builtins::PyBaseExceptionRef {
     match e.kind {
         ErrorKind::Raised(site) => raised(site, vm).unwrap_or_else(|| vm.new_value_error(format!("raise site {site} is unknown: {}", e.message))),
+        // What the host node's Python function raised, as it raised it.
+        ErrorKind::Host => super::HOST_ERROR.with(|h| h.borrow_mut().take()).unwrap_or_else(|| vm.new_value_error(e.message)),
         ErrorKind::ZeroDivision => vm.new_zero_division_error(e.message),
         ErrorKind::RecursionLimit => vm.new_recursion_error(e.message),
         ErrorKind::Unimplemented => vm.new_not_implemented_error(e.message),
@@ -329,6 +331,9 @@ pub(crate) mod _stagecheck_tensor {
     fn trace_begin(name: PyStrRef, params: PyListRef, isolated: OptionalArg<bool>, vm: &VirtualMachine) -> PyResult {
         let sigs = signatures(params, vm)?;
         let isolated = isolated.unwrap_or(false);
+        if isolated {
+            super::super::guards::note_trace(name.to_string_lossy().into_owned());
+        }
         let syms = TRACER.with(|t| t.borrow_mut().begin(&name.to_string_lossy(), sigs, !isolated));
         Ok(sym_handles(syms, vm))
     }
@@ -359,6 +364,27 @@ pub(crate) mod _stagecheck_tensor {
         })
     }
 
+    /// Puts the innermost frame of the program on the stack, at its current
+    /// line, in front of `exc`'s traceback: an exception the runtime raised
+    /// for the program (a staged assert's) is then the program's, at its line.
+    #[pyfunction]
+    fn program_traceback(exc: PyBaseExceptionRef, vm: &VirtualMachine) -> PyResult<()> {
+        let frame = {
+            let frames = vm.frames.borrow();
+            // SAFETY: frames on the VM's stack are alive while they are on it.
+            frames
+                .iter()
+                .rev()
+                .map(|f| unsafe { f.as_ref() })
+                .find(|f| !f.code.source_path().as_str().starts_with(crate::runtime::FILE_PREFIX))
+                .map(|f| f.to_owned())
+        };
+        let Some(frame) = frame else { return Ok(()) };
+        let (lasti, line) = (frame.lasti(), frame.current_location().line);
+        let tb = rustpython_vm::builtins::PyTraceback::new(exc.__traceback__(), frame, lasti, line);
+        exc.set___traceback__(tb.into_ref(&vm.ctx).into(), vm)
+    }
+
     /// Ends the innermost trace at raise site `site` (`trace.rs: end_raise`).
     #[pyfunction]
     fn trace_end_raise(
@@ -385,6 +411,24 @@ pub(crate) mod _stagecheck_tensor {
     #[pyfunction]
     fn handler_line(vm: &VirtualMachine) -> Option<u32> {
         super::super::handler_line(vm)
+    }
+
+    /// Records a host node in the innermost trace: `f(list of eager
+    /// tensors)` is called at every execution with the values of `args`
+    /// and returns a list of tensors of the signatures `results`
+    /// (`staging/host.py`). The node's outputs.
+    #[pyfunction]
+    fn host(f: PyObjectRef, args: PyListRef, results: PyListRef, label: PyStrRef, vm: &VirtualMachine) -> PyResult {
+        let ins = inputs(&args, vm)?;
+        let results = signatures(results, vm)?;
+        let site = super::super::HOSTS.with(|h| {
+            let mut h = h.borrow_mut();
+            h.push(f);
+            (h.len() - 1) as u32
+        });
+        let label = label.to_string_lossy().into_owned();
+        let syms = TRACER.with(|t| t.borrow_mut().host(site, label, &ins, results)).map_err(|e| trace_error(e, vm))?;
+        Ok(sym_handles(syms, vm))
     }
 
     #[pyfunction]
@@ -444,8 +488,12 @@ pub(crate) mod _stagecheck_tensor {
                     Input::Symbolic(_) => Err(staging_error("a symbolic tensor used after its trace ended".into(), vm)),
                 })
                 .collect::<PyResult<_>>()?;
+            let snapshot = t.snapshot().map_err(|e| staging_error(format!("invalid graph: {e}"), vm))?;
+            // Host nodes run Python, which may use the tracer: no borrow held.
+            drop(t);
             let stop = || super::super::limit_reached().is_some();
-            let executor = t.executor().map_err(|e| staging_error(format!("invalid graph: {e}"), vm))?.with_interrupt(&stop);
+            let host = |site: u32, args: Vec<Tensor>| super::super::host_call(site, args, vm);
+            let executor = snapshot.executor().with_interrupt(&stop).with_host(&host);
             let gpu = match super::super::placement() {
                 super::super::Placement::Gpu => stagecheck_gpu::shared(),
                 super::super::Placement::Cpu => None,

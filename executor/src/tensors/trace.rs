@@ -45,6 +45,7 @@ enum LocalNode {
     While { cond_fn: FnId, body_fn: FnId, inputs: Vec<Local> },
     Call { callee: FnId, inputs: Vec<Local> },
     Raise(RaiseInfo, Vec<(DType, Vec<usize>)>),
+    Host { site: u32, label: String, inputs: Vec<Local>, results: Vec<(DType, Vec<usize>)> },
 }
 
 /// A Python exception raised while tracing a path: the site the runtime
@@ -104,7 +105,8 @@ impl Builder {
     /// own, or one of a function it runs (those in `raising`).
     fn may_raise(&self, raising: &std::collections::HashSet<FnId>) -> bool {
         self.nodes.iter().any(|n| match n {
-            LocalNode::Raise(..) => true,
+            // A host call runs Python, which may raise.
+            LocalNode::Raise(..) | LocalNode::Host { .. } => true,
             LocalNode::Cond { then_fn, else_fn, .. } => raising.contains(then_fn) || raising.contains(else_fn),
             LocalNode::While { cond_fn, body_fn, .. } => raising.contains(cond_fn) || raising.contains(body_fn),
             LocalNode::Call { callee, .. } => raising.contains(callee),
@@ -150,6 +152,7 @@ impl Builder {
                 LocalNode::Raise(r, results) => {
                     Node::Raise { site: r.site, exc_type: r.exc_type, message: r.message, line: r.line, results }
                 }
+                LocalNode::Host { site, label, inputs, results } => Node::Host { site, label, inputs: maps(&inputs), results },
             };
             for index in 0..outs {
                 number.insert(Local::Out { node: i as u32, index: index as u32 }, ValueId(next));
@@ -180,14 +183,28 @@ pub struct Tracer {
     pending_outputs: HashMap<FnId, Vec<Local>>,
     /// Output signatures of every function ended so far.
     output_sigs: HashMap<FnId, Vec<(DType, Vec<usize>)>>,
-    /// The library's plans, made when it was last validated: kept while no
+    /// The library as last validated, with its plans: kept while no
     /// function is added (traces add functions; running never changes them).
-    plans: Option<Plans>,
+    /// Shared, so a graph runs with no borrow of the tracer held: its host
+    /// nodes run Python, which may trace and run graphs itself.
+    snapshot: Option<std::rc::Rc<Snapshot>>,
     /// Pending branches and loop parts whose trace raised: their raise node
     /// is added when the cond or while node gives the signatures it stands for.
     pending_raise: HashMap<FnId, RaiseInfo>,
     /// Functions whose execution may run a raise node (theirs or a callee's).
     raising: std::collections::HashSet<FnId>,
+}
+
+/// A validated library and its plans, as run (see `Tracer::snapshot`).
+pub struct Snapshot {
+    pub library: Library,
+    pub plans: Plans,
+}
+
+impl Snapshot {
+    pub fn executor(&self) -> Executor<'_> {
+        Executor::with_plans(&self.library, &self.plans)
+    }
 }
 
 /// Why tracing cannot go on (a StagingError in Python).
@@ -199,14 +216,25 @@ impl Tracer {
         *self = Tracer::default();
     }
 
-    /// An executor of the library, validated and planned once per change.
-    pub fn executor(&mut self) -> Result<Executor<'_>, String> {
-        if self.plans.as_ref().map(Plans::len) != Some(self.library.functions.len()) {
-            stagecheck_graph::validate(&self.library)?;
-            self.plans = Some(Plans::new(&self.library));
+    /// The library to run, validated and planned once per change (run it
+    /// with [`Snapshot::executor`] after the tracer's borrow ends).
+    pub fn snapshot(&mut self) -> Result<std::rc::Rc<Snapshot>, String> {
+        if let Some(s) = &self.snapshot {
+            if s.plans.len() == self.library.functions.len() {
+                return Ok(s.clone());
+            }
         }
-        let plans = self.plans.as_ref().expect("planned above");
-        Ok(Executor::with_plans(&self.library, plans))
+        stagecheck_graph::validate(&self.library)?;
+        let s = std::rc::Rc::new(Snapshot { plans: Plans::new(&self.library), library: self.library.clone() });
+        self.snapshot = Some(s.clone());
+        Ok(s)
+    }
+
+    /// Records a host call of `site` (a Python function the runtime
+    /// registered, `tensors::HOSTS`) on `inputs`, defining `results`.
+    pub fn host(&mut self, site: u32, label: String, inputs: &[Input], results: Vec<(DType, Vec<usize>)>) -> Result<Vec<Sym>, TraceError> {
+        let inputs = inputs.iter().map(|i| self.local(i)).collect::<Result<Vec<_>, _>>()?;
+        self.node_with_outputs(LocalNode::Host { site, label, inputs, results: results.clone() }, results)
     }
 
     pub fn tracing(&self) -> bool {
