@@ -57,7 +57,6 @@ pub const INTENDED: &[Intended] = &[
     staging("the two values of a staged * differ in dtype/shape*", DTYPE, Some("corpus/staged/staging_errors/012_ternary_dtypes_differ.py")),
     staging("the two values of a staged * must both be tensors*", DTYPE, None),
     staging("an operand of a staged and/or is a *, not a bool tensor", DTYPE, None),
-    staging("print inside staged control flow runs once when traced*", UNSTAGEABLE, Some("corpus/staged/staging_errors/004_print_in_branch.py")),
     staging("*.* inside staged control flow mutates a Python object once when traced", UNSTAGEABLE, Some("corpus/staged/staging_errors/005_list_append_in_loop.py")),
     staging("'*' is bound only inside staged control flow and read after it", UNSTAGEABLE, Some("corpus/staged/staging_errors/009_read_after_loop.py")),
     staging("'*' is bound in the * branch of a staged if only, and used after it", UNSTAGEABLE, Some("corpus/staged/staging_errors/001_bound_in_one_branch.py")),
@@ -80,10 +79,8 @@ pub const INTENDED: &[Intended] = &[
     staging("a RecursionError raised in staged control flow cannot be deferred to execution*", DEFERRED, None),
     staging("a staged function that may raise at execution is called inside a try or with statement*", DEFERRED, None),
     staging("`not` of a symbolic tensor used as a value*", UNSTAGEABLE, Some("corpus/staged/staging_errors/008_not_as_value.py")),
-    staging("an assert on a symbolic tensor is not staged yet", NOT_YET, Some("corpus/staged/staging_errors/010_assert_symbolic.py")),
     staging("a while loop whose condition becomes symbolic inside the loop", NOT_YET, None),
     staging("the result type of the recursive staged function '*' could not be inferred*", NOT_YET, None),
-    staging("print inside a staged function runs once when traced*", UNSTAGEABLE, Some("corpus/staged/staging_errors/015_print_in_function.py")),
     staging("* of a symbolic tensor: its value is not known while tracing", UNSTAGEABLE, Some("corpus/staged/staging_errors/011_python_float_of_symbolic.py")),
     staging("iterating over a symbolic tensor in Python*", UNSTAGEABLE, Some("corpus/staged/staging_errors/014_comprehension_over_symbolic.py")),
     staging("indexing with a symbolic tensor is supported for one scalar index only*", NOT_YET, None),
@@ -93,9 +90,16 @@ pub const INTENDED: &[Intended] = &[
         Some("corpus/staged/staging_errors/016_unguardable_read.py"),
     ),
     staging("the trace of '*' reads more Python state than can be guarded*", UNGUARDABLE, None),
-    staging("sc.print of a symbolic tensor is not staged yet", NOT_YET, None),
     staging("a symbolic tensor used after its trace ended", UNSTAGEABLE, None),
     staging("a symbolic tensor of another trace is used in '*'*", NOT_YET, None),
+    // Staged side effects (issue 19): print, assert, sc.Variable, sc.py_function.
+    staging("print of a * holding a symbolic tensor*", UNSTAGEABLE, Some("corpus/staged/print/005_print_dict_of_symbolic.py")),
+    staging("print's *= is a tensor", UNSTAGEABLE, None),
+    staging("an sc.Variable created inside a staged function*", UNSTAGEABLE, None),
+    staging("assigning a * value to an sc.Variable of *: a Variable keeps its dtype and shape", DTYPE, Some("corpus/staged/variables/003_variable_dtype_change.py")),
+    staging("numpy() of an sc.Variable inside a staged function*", UNSTAGEABLE, None),
+    staging("the text of an sc.Variable inside a staged function*", UNSTAGEABLE, None),
+    staging("sc.py_function '*' returned a value of shape *", DTYPE, None),
 ];
 
 /// The entry a refusal matches, if any.

@@ -59,6 +59,8 @@ pub const MODULES: &[(&str, &str)] = &[
     ("stagecheck.staging.logical", include_str!("../runtime/stagecheck/staging/logical.py")),
     ("stagecheck.staging.asserts", include_str!("../runtime/stagecheck/staging/asserts.py")),
     ("stagecheck.staging.functions", include_str!("../runtime/stagecheck/staging/functions.py")),
+    ("stagecheck.staging.host", include_str!("../runtime/stagecheck/staging/host.py")),
+    ("stagecheck.staging.printing", include_str!("../runtime/stagecheck/staging/printing.py")),
     ("stagecheck.staging.placement", include_str!("../runtime/stagecheck/staging/placement.py")),
     ("stagecheck.staging", include_str!("../runtime/stagecheck/staging/__init__.py")),
     ("stagecheck.nn", include_str!("../runtime/stagecheck/nn.py")),

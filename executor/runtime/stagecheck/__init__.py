@@ -17,6 +17,6 @@ from stagecheck.tensor import (
     constant, convert_to_tensor, zeros, ones, range, eye, matmul,
     reduce_sum, reduce_max, reduce_min, reduce_mean, argmax, where, cast,
     reshape, transpose, concat, stack, exp, log, sqrt, tanh, sigmoid, abs,
-    maximum, minimum, print,
+    maximum, minimum, print, Variable, py_function,
 )
 from stagecheck.staging import function, Function, device

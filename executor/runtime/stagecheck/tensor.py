@@ -195,6 +195,8 @@ def _handle(x, dtype_name):
     """`x` as a handle: a tensor's own, or a Python value of `dtype_name`."""
     if isinstance(x, Tensor):
         return x._h
+    if isinstance(x, Variable):
+        return x.read_value()._h
     if isinstance(x, _Undefined):
         # A name staged control flow could not give a value (staging/undefined.py).
         raise StagingError("'%s' %s" % (x.symbol_name, getattr(x, 'why', 'is unbound here')))
@@ -202,6 +204,10 @@ def _handle(x, dtype_name):
 
 
 def _binary(op, a, b):
+    if isinstance(a, Variable):
+        a = a.read_value()
+    if isinstance(b, Variable):
+        b = b.read_value()
     if isinstance(a, Tensor):
         dt = _n.dtype(a._h)
     elif isinstance(b, Tensor):
@@ -216,6 +222,8 @@ def _unary(op, a, attrs=None):
 
 
 def convert_to_tensor(value, dtype=None):
+    if isinstance(value, Variable):
+        value = value.read_value()
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype != dtype:
             raise TypeError('expected %s, got a %s tensor' % (dtype.name, value.dtype.name))
@@ -224,6 +232,8 @@ def convert_to_tensor(value, dtype=None):
 
 
 def constant(value, dtype=None):
+    if isinstance(value, Variable):
+        value = value.read_value()
     if isinstance(value, Tensor):
         return value if dtype is None else cast(value, dtype)
     return Tensor(_n.constant(value, _dtype_name(dtype)))
@@ -330,14 +340,142 @@ def relu(x):
     return _unary('Relu', x)
 
 
+def _print_text(v):
+    """What `sc.print` prints for `v`: a tensor's (or variable's) elements, else str."""
+    if isinstance(v, Variable):
+        v = v.read_value()
+    if isinstance(v, Tensor):
+        return _n.format(v._h)
+    return str(v)
+
+
 def print(*values, sep=' ', end='\n'):
-    """`tf.print`: prints tensors by value (no `sc.Tensor(...)` wrapper)."""
-    parts = []
-    for v in values:
-        if isinstance(v, Tensor):
-            if _n.is_symbolic(v._h):
-                raise StagingError('sc.print of a symbolic tensor is not staged yet')
-            parts.append(_n.format(v._h))
+    """`tf.print`: prints tensors by value (no `sc.Tensor(...)` wrapper); in
+    a staged function, at every execution (staging/printing.py)."""
+    if _n.trace_current() is not None:
+        from stagecheck.staging import printing
+        return printing.sc_print(values, sep, end)
+    _pyprint(sep.join([_print_text(v) for v in values]), end=end)
+
+
+def _tracing():
+    return _n.trace_current() is not None
+
+
+def _variable_text(t):
+    return '<sc.Variable shape=%s dtype=%s, numpy=%s>' % (_shape_text(t.shape), t.dtype.name, _n.format(t._h))
+
+
+class Variable:
+    """`tf.Variable(initial_value, dtype=None)`: a tensor that can change.
+    Staged functions capture it by reference (guards.py guards it by
+    identity, so a new value is no retrace): in a trace, each read and each
+    assignment is a host node (staging/host.py) run at every execution, in
+    order, so assignments in staged loops and branches are seen after the
+    call. Its dtype and shape are fixed: assigning another is a StagingError."""
+
+    __slots__ = ('_value',)
+    __hash__ = None
+
+    def __init__(self, initial_value, dtype=None):
+        if _tracing():
+            raise StagingError('an sc.Variable created inside a staged function (the original makes a new one at '
+                               'every call; the graph would share one): create it outside')
+        if isinstance(initial_value, (Tensor, Variable)):
+            self._value = convert_to_tensor(initial_value, dtype)
         else:
-            parts.append(str(v))
-    _pyprint(sep.join(parts), end=end)
+            self._value = constant(initial_value, dtype)
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def shape(self):
+        return self._value.shape
+
+    def read_value(self):
+        if _tracing():
+            from stagecheck.staging import host
+            return host.read_variable(self)
+        return self._value
+
+    def value(self):
+        return self.read_value()
+
+    def numpy(self):
+        if _tracing():
+            raise StagingError('numpy() of an sc.Variable inside a staged function: its value is known only at execution')
+        return self._value.numpy()
+
+    def assign(self, value):
+        if isinstance(value, Variable):
+            value = value.read_value()
+        if not isinstance(value, Tensor):
+            value = constant(value, self._value.dtype)
+        before = (self._value.dtype, self._value.shape)
+        if (value.dtype, value.shape) != before:
+            raise StagingError('assigning a %s %s value to an sc.Variable of %s %s: a Variable keeps its dtype and shape'
+                               % (value.dtype.name, _shape_text(value.shape), before[0].name, _shape_text(before[1])))
+        if _tracing():
+            from stagecheck.staging import host
+            host.assign_variable(self, value)
+        else:
+            self._value = value
+        return self
+
+    def assign_add(self, delta):
+        return self.assign(self.read_value() + delta)
+
+    def assign_sub(self, delta):
+        return self.assign(self.read_value() - delta)
+
+    def __repr__(self):
+        if _tracing():
+            raise StagingError('the text of an sc.Variable inside a staged function (its value is known only at '
+                               'execution): print it, or print it in a list or tuple')
+        return _variable_text(self._value)
+
+    __str__ = __repr__
+
+    def __bool__(self):
+        return _pybool(self.read_value())
+
+    def __int__(self):
+        return _pyint(self.read_value())
+
+    def __float__(self):
+        return _pyfloat(self.read_value())
+
+    def __index__(self):
+        return self.read_value().__index__()
+
+    def __len__(self):
+        return len(self.read_value())
+
+    def __iter__(self):
+        return iter(self.read_value())
+
+    def __getitem__(self, index):
+        return self.read_value()[index]
+
+
+def _delegate(name):
+    def method(self, *args):
+        return getattr(self.read_value(), name)(*args)
+    method.__name__ = name
+    return method
+
+
+for _name in ('__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__', '__truediv__', '__rtruediv__',
+              '__floordiv__', '__rfloordiv__', '__mod__', '__rmod__', '__pow__', '__rpow__', '__matmul__',
+              '__rmatmul__', '__and__', '__rand__', '__or__', '__ror__', '__xor__', '__rxor__', '__eq__', '__ne__',
+              '__lt__', '__le__', '__gt__', '__ge__', '__neg__', '__pos__', '__abs__', '__invert__'):
+    setattr(Variable, _name, _delegate(_name))
+del _name
+
+
+def py_function(func, inp, Tout):
+    """`tf.py_function` (staging/host.py)."""
+    from stagecheck.staging import host
+    return host.py_function(func, inp, Tout)

@@ -17,7 +17,8 @@ becomes a call node (composition; recursion on a staged condition).
 What cannot be staged faithfully raises StagingError: a variable bound in
 only one branch of a staged `if` and used after it, a Python value that a
 staged branch or loop changes, a loop variable whose dtype or shape changes,
-Python side effects (print, mutating outer lists) inside staged control flow.
+Python side effects (mutating outer lists) inside staged control flow.
+`print`, `sc.print`, `assert`, `sc.Variable` and `sc.py_function` are staged.
 
 One module per concern, like AutoGraph's operators:
 
@@ -28,7 +29,9 @@ One module per concern, like AutoGraph's operators:
 | control_flow            | staged if / while / for, `_traced` (one path -> a function) |
 | conditional_expressions | staged `a if c else b` (one cond value)                    |
 | logical                 | staged and / or / not / chained comparisons                |
-| asserts                 | assert on a tensor                                         |
+| asserts                 | assert on a tensor (a cond raising AssertionError)         |
+| host                    | host nodes: Python at every execution (variables, py_function) |
+| printing                | print and sc.print in staged code (host nodes)             |
 | raises                  | exceptions while tracing -> raise nodes                    |
 | side_effects            | Python side effects under staged control flow              |
 | undefined               | names staged control flow leaves without a value           |
@@ -49,7 +52,8 @@ from stagecheck.staging.guards import _Guards, _Runtime
 from stagecheck.staging.control_flow import if_stmt, while_stmt, for_stmt, SymbolicRange, _eager_while, _eager_for
 from stagecheck.staging.conditional_expressions import if_exp
 from stagecheck.staging.logical import and_, or_, compare, _eager_and, _eager_or, _eager_compare, _not
-from stagecheck.staging.asserts import _assert_not_staged, _eager_assert
+from stagecheck.staging.asserts import _assert_staged, _eager_assert
+from stagecheck.staging import printing as _printing  # registers print's overload
 from stagecheck.staging.functions import Function, function
 from stagecheck.staging.placement import device
 
@@ -78,7 +82,7 @@ _dispatch.register([Tensor, SymbolicRange], {
     'set_item': lambda target, key, value: target.__setitem__(key, value),
     'list_append': lambda target, x: target.append(x),
     'list_pop': lambda target, i: target.pop(i),
-    'assert_stmt': _staged(_assert_not_staged, _eager_assert),
+    'assert_stmt': _staged(_assert_staged, _eager_assert),
 })
 
 _Runtime._load()

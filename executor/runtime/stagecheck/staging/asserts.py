@@ -1,12 +1,8 @@
-"""`assert` in converted code: eager tests now; a symbolic test is staged."""
+"""`assert` in converted code: eager tests now; a symbolic test (a bool
+scalar) is a cond whose false branch raises AssertionError(message): a raise
+node (raises.py), raised at execution at the assert's line."""
 
-from stagecheck import tensor as _t
-
-StagingError = _t.StagingError
-
-
-def _assert_not_staged(test, message):
-    raise StagingError('an assert on a symbolic tensor is not staged yet')
+from stagecheck.staging.conditional_expressions import _cond_value
 
 
 def _eager_assert(test, message):
@@ -14,3 +10,7 @@ def _eager_assert(test, message):
         if message is None:
             raise AssertionError
         raise AssertionError(message())
+
+
+def _assert_staged(test, message):
+    _cond_value(test, lambda: None, lambda: _eager_assert(False, message), 'assert')

@@ -7,7 +7,7 @@ from stagecheck.ag import dispatch as _dispatch
 from stagecheck.staging.structures import Tensor, _Tensors, _signature
 from stagecheck.staging.raises import _PathRaises, _NeedsGuess, _run_path, _end_raising
 from stagecheck.staging.guards import _Guards
-from stagecheck.staging.side_effects import _refuse_print
+from stagecheck.staging.side_effects import check_side_effect
 
 StagingError = _t.StagingError
 
@@ -115,8 +115,8 @@ class Function:
         symbolic = [Tensor(h) for h in handles]
         saved = []
         saved_check = _dispatch.call_check
-        # A print while tracing would run once per trace, not once per call.
-        _dispatch.call_check = _refuse_print
+        # Callees join the guards (a print is a host node: printing.py).
+        _dispatch.call_check = check_side_effect
         _Guards.stack.append(collector)
         done = False
         try:

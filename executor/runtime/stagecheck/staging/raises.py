@@ -65,6 +65,10 @@ def _defer(exc):
     if why is not None:
         raise StagingError('a %s raised in staged control flow cannot be deferred to execution: %s'
                            % (type(exc).__name__, why)).with_traceback(exc.__traceback__) from None
+    if _raise_line(exc) is None:
+        # Raised by the runtime for the program (a staged assert's
+        # AssertionError): at the line of the program running it.
+        _n.program_traceback(exc)
     return _n.raise_site(exc)
 
 

@@ -22,8 +22,6 @@ def check_side_effect(f):
         _record_call(f)
     if _SideEffects.depth == 0:
         return
-    if f is print:
-        raise StagingError('print inside staged control flow runs once when traced, not at every execution: use sc.print outside it')
     owner = getattr(f, '__self__', None)
     if isinstance(owner, (list, dict, set)) and getattr(f, '__name__', '') in _MUTATORS:
         raise StagingError('%s.%s inside staged control flow mutates a Python object once when traced' % (type(owner).__name__, f.__name__))
@@ -31,9 +29,3 @@ def check_side_effect(f):
 
 _MUTATORS = frozenset(['append', 'extend', 'insert', 'pop', 'remove', 'clear', 'update', 'add', 'discard',
                        'setdefault', 'popitem', 'sort', 'reverse'])
-
-
-def _refuse_print(f):
-    if f is print:
-        raise StagingError('print inside a staged function runs once when traced, not at every call: use sc.print')
-    check_side_effect(f)
