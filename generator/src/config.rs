@@ -61,6 +61,32 @@ pub struct Config {
     pub allow_staged_raise: bool,
     /// Reads of names unbound on a staged path: UnboundLocalError, NameError (tensor family).
     pub allow_staged_unbound: bool,
+    /// int64, float64 and bool tensors besides int32 and float32 (tensor family).
+    pub allow_wide_dtypes: bool,
+    /// NaN, ±inf, ±0 and float overflow in tensors and arguments (tensor family).
+    pub allow_special_values: bool,
+    /// Integer tensor arithmetic past int32/int64 limits: wraps (tensor family).
+    pub allow_int_overflow: bool,
+    /// Division by a tensor that may hold zeros: inf/NaN, or ZeroDivisionError caught (tensor family).
+    pub allow_div_zero: bool,
+    /// `&`, `|`, `~` of int and bool tensors (tensor family).
+    pub allow_bitwise: bool,
+    /// Slices of tensors: `v[a:b]`, `v[::-1]`, `m[:, j]` (tensor family).
+    pub allow_slicing: bool,
+    /// A staged function called with tensors of different shapes or dtypes: retraces (tensor family).
+    pub allow_retrace: bool,
+    /// Module-level tensors read by staged functions, rebound between calls (tensor family).
+    pub allow_captures: bool,
+    /// Staged functions made by a plain factory function, reading its locals (tensor family).
+    pub allow_staged_closures: bool,
+    /// A staged function calling itself on a tensor counter: call nodes (tensor family).
+    pub allow_staged_recursion: bool,
+    /// `sc.print` of results (tensor family; outside staged functions).
+    pub allow_sc_print: bool,
+    /// `with sc.device("gpu"):` around calls: graphs on the GPU (tensor family).
+    pub allow_device: bool,
+    /// `bool()`/`int()`/`float()` of scalars, `.shape`/`.dtype` (tensor family).
+    pub allow_conversions: bool,
     /// Classes: methods, inheritance and `super`, properties, class-body scoping.
     pub allow_classes: bool,
     /// Classes with dunder operators (`__iadd__`, `__eq__`, `__bool__`, `__len__`, `__getitem__`/`__setitem__`, `__iter__`, ...).
@@ -153,6 +179,19 @@ impl Default for Config {
             allow_guard_containers: true,
             allow_staged_raise: true,
             allow_staged_unbound: true,
+            allow_wide_dtypes: true,
+            allow_special_values: true,
+            allow_int_overflow: true,
+            allow_div_zero: true,
+            allow_bitwise: true,
+            allow_slicing: true,
+            allow_retrace: true,
+            allow_captures: true,
+            allow_staged_closures: true,
+            allow_staged_recursion: true,
+            allow_sc_print: true,
+            allow_device: true,
+            allow_conversions: true,
             allow_classes: true,
             allow_dunders: true,
             allow_with: true,

@@ -20,7 +20,9 @@
 //! Files: `config.rs` (Config), `table.rs` (the table), `gen.rs` (the state
 //! and the recursion through the table), `plain.rs`/`plain_expr.rs` and
 //! `tensor.rs`/`tensor_expr.rs` (the builders; `tensor_python.rs` the Python
-//! values staged functions read, `tensor_raise.rs` their raises), `scope.rs` (what is bound
+//! values staged functions read, `tensor_raise.rs` their raises,
+//! `tensor_values.rs` dtypes and special values, `tensor_calls.rs` retraces,
+//! captures, closures, recursion and the top level), `scope.rs` (what is bound
 //! where), `types.rs`, `names.rs`, `emit.rs` (indentation).
 
 mod config;
@@ -35,8 +37,10 @@ mod scope;
 mod table;
 mod tensor;
 mod tensor_expr;
+mod tensor_calls;
 mod tensor_python;
 mod tensor_raise;
+mod tensor_values;
 mod types;
 
 pub use config::{Config, MAX_WEIGHT};

@@ -33,8 +33,10 @@ pub enum CallKind {
     /// A generator function of int arguments yielding ints: consumed by `list`/`sum`.
     Generator,
     /// A staged function: tensor parameters and result, maybe a Python
-    /// hyper-parameter last.
-    Staged { params: Vec<TTy>, hyper: bool, result: TTy },
+    /// hyper-parameter last; `poly`: the types the first parameter takes
+    /// (`params[0]` one of them); `counter`: the last tensor parameter is a
+    /// recursion depth (`tensor_calls.rs`).
+    Staged { params: Vec<TTy>, hyper: bool, result: TTy, poly: Option<Vec<TTy>>, counter: bool },
 }
 
 /// A function callable here.

@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::gen::Gen;
 use crate::types::TTy;
 use crate::{plain, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family};
-use crate::{tensor_python as tp, tensor_raise as tr};
+use crate::{tensor_calls as tc, tensor_python as tp, tensor_raise as tr, tensor_values as tv};
 use arbitrary::{Result, Unstructured};
 
 /// What the generator wants at this point.
@@ -190,12 +190,12 @@ pub static TABLE: &[Construct] = &[
     row("tensor_name", T, tensor_expr::can_name, |c| 3 * simple(c), tensor_expr::name),
     row("tensor_compare", T, |_, w| w == Want::TCond, simple, tensor_expr::compare),
     row("fill", T, tensor_expr::can_fill, |c| c.weight_exprs as u32, tensor_expr::fill),
-    row("elementwise", T, tensor_expr::can_nested, |c| 1 + 2 * c.weight_exprs as u32, tensor_expr::elementwise),
-    row("unary_math", T, tensor_expr::can_nested, |c| c.weight_exprs as u32, tensor_expr::unary_math),
-    row("maximum_minimum", T, tensor_expr::can_nested, |c| c.weight_exprs as u32, tensor_expr::maximum_minimum),
+    row("elementwise", T, tensor_expr::can_num, |c| 1 + 2 * c.weight_exprs as u32, tensor_expr::elementwise),
+    row("unary_math", T, tensor_expr::can_num, |c| c.weight_exprs as u32, tensor_expr::unary_math),
+    row("maximum_minimum", T, tensor_expr::can_num, |c| c.weight_exprs as u32, tensor_expr::maximum_minimum),
     row("reduction", T, tensor_expr::can_reduction, |c| c.weight_exprs as u32, tensor_expr::reduction),
     row("matmul", T, tensor_expr::can_matmul, |c| c.weight_exprs as u32, tensor_expr::matmul),
-    row("transpose", T, tensor_expr::can_matmul, |c| c.weight_exprs as u32, tensor_expr::transpose),
+    row("transpose", T, tensor_expr::can_transpose, |c| c.weight_exprs as u32, tensor_expr::transpose),
     row("reshape", T, tensor_expr::can_reshape, |c| c.weight_exprs as u32, tensor_expr::reshape),
     row("cast", T, tensor_expr::can_nested, |c| c.weight_exprs as u32, tensor_expr::cast),
     row("where", T, tensor_expr::can_nested, |c| c.weight_exprs as u32, tensor_expr::where_),
@@ -219,11 +219,53 @@ pub static TABLE: &[Construct] = &[
     row("staged_chained_compare", T, tensor_expr::can_cond_nested, |c| c.weight_control as u32, tensor_expr::chained_compare),
     row("bool_ops", T, tensor_expr::can_cond_nested, |c| c.weight_control as u32, tensor_expr::bool_ops),
     row("staged_not", T, tensor_expr::can_not, |c| c.weight_control as u32, tensor_expr::not),
+    // ---- tensor family: dtypes and values (tensor_values.rs) -----------
+    row("special_values", T, tv::can_special, |c| half(c.allow_special_values, c.weight_exprs), tv::special_values),
+    row("int_overflow", T, tv::can_int, |c| half(c.allow_int_overflow, c.weight_exprs), tv::int_overflow),
+    row("division_by_zero", T, tv::can_div, |c| half(c.allow_div_zero, c.weight_exprs), tv::division_by_zero),
+    row("bitwise", T, tv::can_bitwise, |c| gate(c.allow_bitwise, c.weight_exprs), tv::bitwise),
+    row("compare_tensor", T, tv::can_compare_tensor, |c| gate(c.allow_wide_dtypes, 1 + c.weight_exprs), tv::compare_tensor),
+    row("bool_condition", T, tv::can_bool_condition, |c| half(c.allow_wide_dtypes, c.weight_control), tv::bool_condition),
+    row("slicing", T, tv::can_slicing, |c| gate(c.allow_slicing, c.weight_exprs), tv::slicing),
+    // ---- tensor family: definitions and calls (tensor_calls.rs) --------
+    row("captured_tensor", T, tc::can_captured, |c| gate(c.allow_captures, 1 + c.weight_calls), tc::captured),
+    row("retrace_shape", T, tc::can_retrace_shape, |c| half(c.allow_retrace, c.weight_calls), tc::retrace_shape),
+    row("retrace_dtype", T, tc::can_retrace_dtype, |c| half(c.allow_retrace, c.weight_calls), tc::retrace_dtype),
+    row("shape_dtype_read", T, tc::can_shape_dtype_read, |c| half(c.allow_conversions, c.weight_control), tc::shape_dtype_read),
+    row("staged_recursion", T, tc::can_recursion, |c| gate(c.allow_staged_recursion, 2 + 2 * c.weight_calls), tc::recursion),
+    // Program level (`decide`): how functions are made and results shown.
+    row("staged_closure", T, never, |c| half(c.allow_staged_closures, c.weight_scoping), unreachable_build),
+    row("sc_print", T, never, |c| half(c.allow_sc_print, c.weight_simple), unreachable_build),
+    row("device_gpu", T, never, |c| half(c.allow_device, c.weight_calls), unreachable_build),
+    row("scalar_conversion", T, never, |c| half(c.allow_conversions, c.weight_simple), unreachable_build),
+    row("shape_dtype_show", T, never, |c| half(c.allow_conversions, c.weight_simple), unreachable_build),
 ];
+
+fn unreachable_build(_: &mut Gen, _: &mut Unstructured, _: Want) -> Result<String> {
+    unreachable!("a program-level row is taken by `decide`, never built by `build`")
+}
 
 /// The names of one family's constructs, in table order.
 pub fn names(family: Family) -> Vec<&'static str> {
     TABLE.iter().filter(|c| c.family == family).map(|c| c.name).collect()
+}
+
+/// A row chosen at program level rather than by `build` (its `can` is
+/// `never`, or its reads are rows too): taken with probability weight/8
+/// under the config; records the row when taken.
+pub(crate) fn decide(g: &mut Gen, u: &mut Unstructured, name: &'static str) -> Result<bool> {
+    let c = TABLE.iter().find(|c| c.name == name).expect("a row of the table");
+    let w = (c.weight)(g.cfg);
+    let yes = w > 0 && u.int_in_range(0..=7u32)? < w;
+    if yes {
+        g.used.insert(c.name);
+    }
+    Ok(yes)
+}
+
+/// Program-level rows: never picked by `build` (`decide` takes them).
+fn never(_: &Gen, _: Want) -> bool {
+    false
 }
 
 /// Picks a row that fits `want` here, weighted; records its name and builds it.

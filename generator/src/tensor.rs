@@ -30,6 +30,7 @@ use crate::scope::{CallKind, Callable};
 use crate::table::Want;
 use crate::tensor_expr::{self as te, random_tty, tcond, tensor, wrap};
 use crate::tensor_python::{self, Knobs};
+use crate::tensor_calls::{self, Calls, PolyKind};
 use crate::tensor_raise::{self, Raises};
 use crate::types::{DType, Shape, TTy, Ty};
 use arbitrary::{Result, Unstructured};
@@ -41,6 +42,8 @@ pub struct TensorState {
     pub knobs: Knobs,
     /// What the program raises on purpose, and where it may.
     pub raises: Raises,
+    /// Captured tensors, polymorphic parameters, factories.
+    pub calls: Calls,
 }
 
 /// The whole program.
@@ -48,6 +51,7 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
     g.w.line("import stagecheck as sc");
     tensor_python::declare(g, u)?;
     tensor_raise::declare(g, u)?;
+    tensor_calls::declare(g, u)?;
     let n_helpers = if g.cfg.allow_nested_calls { u.int_in_range(0..=2)? } else { 0 };
     let n_entries = u.int_in_range(1..=g.cfg.max_functions.min(3))?;
     let mut entries = Vec::new();
@@ -56,13 +60,20 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
         let n_params = u.int_in_range(1..=3)?;
         let mut params = Vec::new();
         for _ in 0..n_params {
-            params.push(random_tty(u)?);
+            params.push(random_tty(g, u)?);
+        }
+        let poly = tensor_calls::poly(g, u)?;
+        if let Some((_, v)) = &poly {
+            params[0] = v[0];
         }
         let hyper = g.cfg.allow_hyperparams && g.chance(u, 1, 2)?;
-        let result = if g.chance(u, 1, 2)? { params[0] } else { random_tty(u)? };
-        let pair = i >= n_helpers && g.chance(u, 1, 4)?;
-        staged_fn(g, u, &name, &params, hyper, result, pair)?;
-        let c = Callable { name, arity: params.len() + hyper as usize, kind: CallKind::Staged { params, hyper, result } };
+        let result = if poly.is_none() && g.chance(u, 1, 2)? { params[0] } else { random_tty(g, u)? };
+        let pair = poly.is_none() && i >= n_helpers && g.chance(u, 1, 4)?;
+        let closure = tensor_calls::closure(g, u)?;
+        staged_fn(g, u, &name, &params, poly.clone(), hyper, result, pair, closure)?;
+        let arity = params.len() + hyper as usize;
+        let poly = poly.map(|(_, v)| v);
+        let c = Callable { name, arity, kind: CallKind::Staged { params, hyper, result, poly, counter: false } };
         if i < n_helpers {
             g.scope.add_callable(c);
         } else {
@@ -72,20 +83,31 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
     g.w.line("");
     g.w.line("");
     for (e, (c, pair)) in entries.iter().enumerate() {
-        let CallKind::Staged { params, hyper, .. } = &c.kind else { unreachable!("staged") };
+        let CallKind::Staged { params, hyper, poly, result, .. } = &c.kind else { unreachable!("staged") };
         // Sometimes one hyper-parameter for every call: the same trace key,
         // so only the trace guards tell the calls apart.
         let same_k = if g.chance(u, 1, 2)? { Some(u.int_in_range(0..=3)?) } else { None };
-        // Two calls at least where there are knobs to change between them.
-        let rounds = u.int_in_range(if g.tensor.knobs.any() { 2..=3 } else { 1..=3 })?;
+        // Two calls at least where there are knobs to change between them,
+        // or types to retrace on.
+        let at_least = if g.tensor.knobs.any() || poly.is_some() { 2 } else { 1 };
+        let rounds = u.int_in_range(at_least..=3)?;
+        let first_variant = u.int_in_range(0..=2usize)?;
         for round in 0..rounds {
             // Between calls: a knob changes, so a stale trace would differ.
             if (round > 0 && g.chance(u, 3, 4)?) || (round == 0 && e > 0 && g.chance(u, 1, 4)?) {
                 tensor_python::mutate(g, u, &c.name)?;
             }
+            if round > 0 {
+                tensor_calls::between_calls(g, u, &c.name)?;
+            }
             let mut args = Vec::new();
-            for p in params {
-                args.push(te::constant(u, *p)?);
+            for (j, p) in params.iter().enumerate() {
+                // A polymorphic parameter takes its variants in turn.
+                let p = match poly {
+                    Some(v) if j == 0 => v[(first_variant + round as usize) % v.len()],
+                    _ => *p,
+                };
+                args.push(tensor_calls::argument(g, u, p)?);
             }
             if *hyper {
                 args.push(match same_k {
@@ -94,37 +116,60 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
                 }.to_string());
             }
             let call = format!("{}({})", c.name, args.join(", "));
-            let shown = if !pair && g.chance(u, 1, 2)? { format!("{call}.numpy()") } else { call };
-            top_call(g, &shown);
+            tensor_calls::show(g, u, &call, *result, *pair)?;
         }
     }
     Ok(())
 }
 
-/// `print(call)`, inside `try`/`except` of the classes the program may
-/// raise on purpose (printing type and message) when it raises any.
-fn top_call(g: &mut Gen, call: &str) {
+/// `lines` (a top-level call shown), inside `try`/`except` of the classes
+/// the program may raise on purpose (printing type and message) when it
+/// raises any.
+pub(crate) fn top_call(g: &mut Gen, lines: &[String]) {
     let caught: Vec<&str> = g.tensor.raises.caught.iter().copied().collect();
     if caught.is_empty() {
-        g.w.line(format!("print({call})"));
+        for l in lines {
+            g.w.line(l.clone());
+        }
         return;
     }
     let e = g.fresh("e");
     g.w.line("try:");
-    g.w.line(format!("    print({call})"));
+    for l in lines {
+        g.w.line(format!("    {l}"));
+    }
     g.w.line(format!("except ({},) as {e}:", caught.join(", ")));
     g.w.line(format!("    print('raised', type({e}).__name__, {e})"));
 }
 
 /// `@sc.function def name(params[, k]):` with a generated body ending in
-/// `return` of `result` (and of a second tensor when `pair`).
-fn staged_fn(g: &mut Gen, u: &mut Unstructured, name: &str, params: &[TTy], hyper: bool, result: TTy, pair: bool) -> Result<()> {
+/// `return` of `result` (and of a second tensor when `pair`); the first
+/// parameter polymorphic with `poly`, the function made by a factory with
+/// `closure` (`tensor_calls.rs`).
+#[allow(clippy::too_many_arguments)]
+fn staged_fn(
+    g: &mut Gen,
+    u: &mut Unstructured,
+    name: &str,
+    params: &[TTy],
+    poly: Option<(PolyKind, Vec<TTy>)>,
+    hyper: bool,
+    result: TTy,
+    pair: bool,
+    closure: Option<(String, String)>,
+) -> Result<()> {
     let outer = g.w.take();
+    let pre = match &closure {
+        Some((_, a)) => tensor_calls::open_factory(g, u, a)?,
+        None => Vec::new(),
+    };
     g.scope.push_frame();
     let mut names = Vec::new();
-    for p in params {
+    for (i, p) in params.iter().enumerate() {
         let n = g.fresh("t");
-        g.scope.bind(&n, Ty::Tensor(*p), false);
+        if i > 0 || poly.is_none() {
+            g.scope.bind(&n, Ty::Tensor(*p), false);
+        }
         names.push(n);
     }
     if hyper {
@@ -136,6 +181,9 @@ fn staged_fn(g: &mut Gen, u: &mut Unstructured, name: &str, params: &[TTy], hype
     g.ctx.in_staged_fn = true;
     tensor_raise::begin_fn(g, u, params[0])?;
     tensor_python::begin_fn(g);
+    if let Some((kind, variants)) = poly {
+        tensor_calls::begin_poly(g, u, &names[0], kind, variants)?;
+    }
     let n = u.int_in_range(1..=g.cfg.max_stmts)?;
     for _ in 0..n {
         if g.budget == 0 {
@@ -145,7 +193,7 @@ fn staged_fn(g: &mut Gen, u: &mut Unstructured, name: &str, params: &[TTy], hype
     }
     tensor_raise::end_fn(g, u)?;
     let r = tensor(g, u, result)?;
-    let r = tensor_python::observe(g, u, r)?;
+    let r = tensor_python::observe(g, u, r, result.dtype.is_num())?;
     if pair {
         let second = g.scope.current().vars.iter().rev().find(|v| matches!(v.ty, Ty::Tensor(_))).map(|v| v.name.clone());
         g.w.line(format!("return {r}, {}", second.expect("a tensor parameter")));
@@ -154,8 +202,9 @@ fn staged_fn(g: &mut Gen, u: &mut Unstructured, name: &str, params: &[TTy], hype
     }
     g.ctx = saved;
     g.scope.pop_frame();
+    tensor_calls::end_poly(g);
     tensor_python::end_fn(g, name);
-    let body = std::mem::replace(&mut g.w, outer);
+    let body = g.w.take();
     g.w.line("");
     g.w.line("");
     g.w.line("@sc.function");
@@ -163,6 +212,11 @@ fn staged_fn(g: &mut Gen, u: &mut Unstructured, name: &str, params: &[TTy], hype
     g.w.indent();
     g.w.append(body);
     g.w.dedent();
+    let def = std::mem::replace(&mut g.w, outer);
+    match closure {
+        Some((factory, a)) => tensor_calls::wrap_factory(g, u, name, &factory, &a, pre, def)?,
+        None => g.w.append(def),
+    }
     Ok(())
 }
 
@@ -191,7 +245,7 @@ pub fn assign(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
         let e = wrap(tensor(g, u, ty)?, ty);
         g.w.line(format!("{t} = {e}"));
     } else {
-        let ty = random_tty(u)?;
+        let ty = random_tty(g, u)?;
         let e = wrap(tensor(g, u, ty)?, ty);
         let t = g.fresh("t");
         g.w.line(format!("{t} = {e}"));
@@ -234,7 +288,7 @@ pub fn staged_if(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     // Sometimes a new variable bound in both branches: live after. At their
     // end, or at their start where a break/continue may leave a branch
     // early (a path that leaves it unbound would make it unusable after).
-    let both = if g.chance(u, 1, 3)? { Some((g.fresh("t"), random_tty(u)?)) } else { None };
+    let both = if g.chance(u, 1, 3)? { Some((g.fresh("t"), random_tty(g, u)?)) } else { None };
     let first = g.ctx.staged_loop;
     let bind = |g: &mut Gen, u: &mut Unstructured| -> Result<()> {
         if let Some((v, ty)) = &both {
@@ -323,7 +377,7 @@ pub fn staged_for_tensor(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<S
     let (it, ty) = if !vars.is_empty() && g.chance(u, 2, 3)? {
         g.pick(u, &vars)?.clone()
     } else {
-        let ty = TTy::new(if g.chance(u, 1, 3)? { DType::F32 } else { DType::I32 }, Shape::Vec(u.int_in_range(1..=4)?));
+        let ty = TTy::new(te::random_dtype(g, u)?, Shape::Vec(u.int_in_range(1..=4)?));
         (tensor(g, u, ty)?, ty)
     };
     let item = match ty.shape {
@@ -354,7 +408,7 @@ pub fn staged_for_range(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<St
 /// Two or three tensors of one type updated together each iteration
 /// (`a, b = b, a + b`), then more of the body.
 pub fn loop_carried(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
-    let ty = random_tty(u)?;
+    let ty = TTy::new(te::random_num_dtype(g, u)?, te::random_shape(u)?);
     let n_vars = u.int_in_range(2..=3)?;
     let mut vars = Vec::new();
     for _ in 0..n_vars {
@@ -419,18 +473,28 @@ pub fn python_hyper(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String
         g.tensor.knobs.py_loops -= 1;
         g.tensor.raises.loops -= 1;
         g.scope.restore(mark);
-    } else {
-        let c = match u.int_in_range(0..=2)? {
-            0 => format!("{k} > {}", u.int_in_range(0..=2)?),
-            1 => format!("{k} % 2 == 0"),
-            _ => format!("{k} == {}", u.int_in_range(1..=3)?),
-        };
-        g.w.line(format!("if {c}:"));
+        g.ctx = saved;
+        return Ok(String::new());
+    }
+    let c = match u.int_in_range(0..=2)? {
+        0 => format!("{k} > {}", u.int_in_range(0..=2)?),
+        1 => format!("{k} % 2 == 0"),
+        _ => format!("{k} == {}", u.int_in_range(1..=3)?),
+    };
+    g.ctx = saved;
+    python_if(g, u, &c)
+}
+
+/// `if c:` on Python values (specialised when traced), maybe `else:`.
+pub(crate) fn python_if(g: &mut Gen, u: &mut Unstructured, c: &str) -> Result<String> {
+    let saved = g.ctx;
+    // A Python branch: break/continue here would be Python's.
+    g.ctx.staged_loop = false;
+    g.w.line(format!("if {c}:"));
+    g.block(u)?;
+    if g.chance(u, 1, 2)? {
+        g.w.line("else:");
         g.block(u)?;
-        if g.chance(u, 1, 2)? {
-            g.w.line("else:");
-            g.block(u)?;
-        }
     }
     g.ctx = saved;
     Ok(String::new())

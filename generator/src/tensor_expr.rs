@@ -12,9 +12,38 @@ use crate::table::Want;
 use crate::types::{DType, Shape, TTy, Ty};
 use arbitrary::{Result, Unstructured};
 
+/// A random dtype: int32 and float32 mostly; int64, float64 and bool too
+/// where the config allows them (`allow_wide_dtypes`).
+pub fn random_dtype(g: &Gen, u: &mut Unstructured) -> Result<DType> {
+    Ok(match u.int_in_range(0..=9)? {
+        0..=3 => DType::I32,
+        4..=5 => DType::F32,
+        6 if g.cfg.allow_wide_dtypes => DType::I64,
+        7 if g.cfg.allow_wide_dtypes => DType::F64,
+        8 | 9 if g.cfg.allow_wide_dtypes => DType::Bool,
+        6 | 8 => DType::I32,
+        _ => DType::F32,
+    })
+}
+
+/// A random dtype arithmetic accepts (not bool).
+pub fn random_num_dtype(g: &Gen, u: &mut Unstructured) -> Result<DType> {
+    let d = random_dtype(g, u)?;
+    Ok(if d == DType::Bool { DType::I32 } else { d })
+}
+
+/// A random shape: scalar, vector or matrix, each dimension 1..=4.
+pub fn random_shape(u: &mut Unstructured) -> Result<Shape> {
+    Ok(match u.int_in_range(0..=5)? {
+        0 | 1 => Shape::Scalar,
+        2 | 3 => Shape::Vec(u.int_in_range(1..=4)?),
+        _ => Shape::Mat(u.int_in_range(1..=4)?, u.int_in_range(1..=4)?),
+    })
+}
+
 /// A random tensor type: int32 mostly, shapes up to 4x4.
-pub fn random_tty(u: &mut Unstructured) -> Result<TTy> {
-    let dtype = if u.int_in_range(0..=4)? < 3 { DType::I32 } else { DType::F32 };
+pub fn random_tty(g: &Gen, u: &mut Unstructured) -> Result<TTy> {
+    let dtype = random_dtype(g, u)?;
     let shape = match u.int_in_range(0..=5)? {
         0 | 1 => Shape::Scalar,
         2 | 3 => Shape::Vec(u.int_in_range(1..=4)?),
@@ -23,10 +52,10 @@ pub fn random_tty(u: &mut Unstructured) -> Result<TTy> {
     Ok(TTy::new(dtype, shape))
 }
 
-/// `e` as stored: int32 values reduced `% 97` unless `e` is a name.
+/// `e` as stored: integer values reduced `% 97` unless `e` is a name.
 pub fn wrap(e: String, t: TTy) -> String {
     let leaf = e.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if t.dtype == DType::I32 && !leaf {
+    if t.dtype.is_int() && !leaf {
         format!("{e} % 97")
     } else {
         e
@@ -44,31 +73,37 @@ pub fn tcond(g: &mut Gen, u: &mut Unstructured) -> Result<String> {
 /// A Python scalar literal of the tensor's kind.
 pub fn py_scalar(u: &mut Unstructured, d: DType) -> Result<String> {
     Ok(match d {
-        DType::I32 => u.int_in_range(-3..=9)?.to_string(),
-        DType::F32 => {
+        DType::Bool => if u.arbitrary()? { "True" } else { "False" }.to_string(),
+        DType::I32 | DType::I64 => u.int_in_range(-3..=9)?.to_string(),
+        DType::F32 | DType::F64 => {
             let x = ["0.5", "2.0", "-1.5", "0.25", "3.0", "-0.75", "1.0"];
             x[u.choose_index(x.len())?].to_string()
         }
     })
 }
 
-fn want_tensor(w: Want) -> Option<TTy> {
+pub(crate) fn want_tensor(w: Want) -> Option<TTy> {
     match w {
         Want::Tensor(t) => Some(t),
         _ => None,
     }
 }
 
-fn value_text(u: &mut Unstructured, d: DType, shape: Shape) -> Result<String> {
-    let elems = |u: &mut Unstructured, n: u8| -> Result<String> {
+/// A nested list literal of `shape`, each element from `elem`.
+pub(crate) fn value_text_with(
+    u: &mut Unstructured,
+    shape: Shape,
+    elem: &mut dyn FnMut(&mut Unstructured) -> Result<String>,
+) -> Result<String> {
+    let mut elems = |u: &mut Unstructured, n: u8| -> Result<String> {
         let mut v = Vec::new();
         for _ in 0..n {
-            v.push(py_scalar(u, d)?);
+            v.push(elem(u)?);
         }
         Ok(format!("[{}]", v.join(", ")))
     };
     Ok(match shape {
-        Shape::Scalar => py_scalar(u, d)?,
+        Shape::Scalar => elem(u)?,
         Shape::Vec(n) => elems(u, n)?,
         Shape::Mat(r, c) => {
             let mut rows = Vec::new();
@@ -80,18 +115,32 @@ fn value_text(u: &mut Unstructured, d: DType, shape: Shape) -> Result<String> {
     })
 }
 
+fn value_text(u: &mut Unstructured, d: DType, shape: Shape) -> Result<String> {
+    value_text_with(u, shape, &mut |u| py_scalar(u, d))
+}
+
+/// `sc.constant(text)` of dtype `d` (the dtype written where the literal's
+/// own would be another).
+pub(crate) fn constant_of(text: String, d: DType) -> String {
+    if d.is_default() {
+        format!("sc.constant({text})")
+    } else {
+        format!("sc.constant({text}, {})", d.sc())
+    }
+}
+
 /// `sc.constant(value)` of type `t`: also what the top level passes in.
 pub fn constant(u: &mut Unstructured, t: TTy) -> Result<String> {
     let v = value_text(u, t.dtype, t.shape)?;
-    Ok(format!("sc.constant({v})"))
+    Ok(constant_of(v, t.dtype))
 }
 
 pub fn literal(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
-    if t.dtype == DType::F32 && g.chance(u, 1, 4)? {
+    if t.dtype.is_float() && g.chance(u, 1, 4)? {
         // Python ints converted by an explicit dtype.
         let v = value_text(u, DType::I32, t.shape)?;
-        return Ok(format!("sc.constant({v}, sc.float32)"));
+        return Ok(format!("sc.constant({v}, {})", t.dtype.sc()));
     }
     constant(u, t)
 }
@@ -110,9 +159,10 @@ const CMP: [&str; 6] = ["<", "<=", ">", ">=", "==", "!="];
 
 /// A scalar bool tensor: a comparison of a scalar with a scalar or a literal.
 pub fn compare(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
-    let d = if g.chance(u, 1, 3)? { DType::F32 } else { DType::I32 };
+    let d = random_dtype(g, u)?;
     let a = tensor(g, u, TTy::new(d, Shape::Scalar))?;
-    let op = g.pick(u, &CMP)?;
+    // Bools are equal or not; numbers ordered too.
+    let op = if d == DType::Bool { g.pick(u, &CMP[4..])? } else { g.pick(u, &CMP)? };
     let b = if g.chance(u, 1, 2)? { py_scalar(u, d)? } else { tensor(g, u, TTy::new(d, Shape::Scalar))? };
     Ok(format!("({a} {op} {b})"))
 }
@@ -131,6 +181,11 @@ pub fn can_nested(g: &Gen, w: Want) -> bool {
     want_tensor(w).is_some() && g.can_nest_expr()
 }
 
+/// A number tensor (not bool) is wanted and a compound expression may go here.
+pub fn can_num(g: &Gen, w: Want) -> bool {
+    want_tensor(w).is_some_and(|t| t.dtype.is_num()) && g.can_nest_expr()
+}
+
 pub fn elementwise(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
     let a = tensor(g, u, t)?;
@@ -141,11 +196,17 @@ pub fn elementwise(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String>
         (_, 0) => format!("({a} + {b})"),
         (_, 1) => format!("({a} - {b})"),
         (_, 2) => format!("({a} * {b})"),
-        (DType::I32, 3) => format!("({a} // {})", u.int_in_range(1..=7)?),
-        (DType::I32, _) => format!("({a} % {})", u.int_in_range(2..=9)?),
-        (DType::F32, 3) => format!("({a} / {})", g.pick(u, &["2.0", "4.0", "-0.5"])?),
-        (DType::F32, _) if scalar_operand => format!("({b} - {a})"),
-        (DType::F32, _) => format!("({a} ** 2.0)"),
+        (d, 3) if d.is_int() => format!("({a} // {})", u.int_in_range(1..=7)?),
+        (d, _) if d.is_int() => format!("({a} % {})", u.int_in_range(2..=9)?),
+        (DType::F64, 3) if g.chance(u, 1, 2)? => {
+            // `/` of integers gives float64.
+            let d = if g.chance(u, 1, 2)? { DType::I32 } else { DType::I64 };
+            let x = tensor(g, u, TTy::new(d, t.shape))?;
+            format!("({x} / {})", u.int_in_range(1..=7)?)
+        }
+        (_, 3) => format!("({a} / {})", g.pick(u, &["2.0", "4.0", "-0.5"])?),
+        (_, _) if scalar_operand => format!("({b} - {a})"),
+        (_, _) => format!("({a} ** 2.0)"),
     })
 }
 
@@ -157,12 +218,12 @@ pub fn unary_math(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> 
         (_, 0) => format!("(-{a})"),
         (_, 1) => format!("sc.abs({a})"),
         (_, 2) => format!("sc.nn.relu({a})"),
-        (DType::I32, _) => format!("({a} ** 2)"),
-        (DType::F32, 3) => format!("sc.tanh({a})"),
-        (DType::F32, 4) => format!("sc.sigmoid({a})"),
-        (DType::F32, 5) => format!("sc.exp(sc.tanh({a}))"),
-        (DType::F32, 6) => format!("sc.sqrt(sc.abs({a}))"),
-        (DType::F32, _) => format!("sc.log(sc.abs({a}) + 1.0)"),
+        (d, _) if d.is_int() => format!("({a} ** 2)"),
+        (_, 3) => format!("sc.tanh({a})"),
+        (_, 4) => format!("sc.sigmoid({a})"),
+        (_, 5) => format!("sc.exp(sc.tanh({a}))"),
+        (_, 6) => format!("sc.sqrt(sc.abs({a}))"),
+        (_, _) => format!("sc.log(sc.abs({a}) + 1.0)"),
     })
 }
 
@@ -175,7 +236,7 @@ pub fn maximum_minimum(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<Str
 }
 
 pub fn can_reduction(g: &Gen, w: Want) -> bool {
-    want_tensor(w).is_some_and(|t| matches!(t.shape, Shape::Scalar | Shape::Vec(_))) && g.can_nest_expr()
+    want_tensor(w).is_some_and(|t| t.dtype.is_num() && matches!(t.shape, Shape::Scalar | Shape::Vec(_))) && g.can_nest_expr()
 }
 
 fn dim(u: &mut Unstructured) -> Result<u8> {
@@ -184,11 +245,8 @@ fn dim(u: &mut Unstructured) -> Result<u8> {
 
 pub fn reduction(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
-    let ops: &[&str] = if t.dtype == DType::F32 {
-        &["reduce_sum", "reduce_max", "reduce_min", "reduce_mean"]
-    } else {
-        &["reduce_sum", "reduce_max", "reduce_min"]
-    };
+    // reduce_mean of integers truncates (TensorFlow's), bools are refused.
+    let ops: &[&str] = &["reduce_sum", "reduce_max", "reduce_min", "reduce_mean"];
     let op = *g.pick(u, ops)?;
     match t.shape {
         Shape::Vec(n) => {
@@ -210,6 +268,10 @@ pub fn reduction(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
 }
 
 pub fn can_matmul(g: &Gen, w: Want) -> bool {
+    want_tensor(w).is_some_and(|t| t.dtype.is_num() && matches!(t.shape, Shape::Mat(..))) && g.can_nest_expr()
+}
+
+pub fn can_transpose(g: &Gen, w: Want) -> bool {
     want_tensor(w).is_some_and(|t| matches!(t.shape, Shape::Mat(..))) && g.can_nest_expr()
 }
 
@@ -228,7 +290,7 @@ pub fn matmul(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
 
 pub fn transpose(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
-    let Shape::Mat(r, c) = t.shape else { unreachable!("can_matmul") };
+    let Shape::Mat(r, c) = t.shape else { unreachable!("can_transpose") };
     let a = tensor(g, u, TTy::new(t.dtype, Shape::Mat(c, r)))?;
     Ok(format!("sc.transpose({a})"))
 }
@@ -260,24 +322,41 @@ pub fn reshape(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     Ok(format!("sc.reshape({a}, {})", t.shape.list()))
 }
 
+/// `sc.cast` from another dtype: float to int truncates and saturates (NaN
+/// gives 0), int to int wraps, to bool is `!= 0`.
 pub fn cast(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
-    let a = tensor(g, u, TTy::new(t.dtype.other(), t.shape))?;
-    Ok(match t.dtype {
-        DType::I32 => format!("(sc.cast({a}, sc.int32) % 97)"),
-        DType::F32 => format!("sc.cast({a}, sc.float32)"),
+    let mut from = random_dtype(g, u)?;
+    if from == t.dtype {
+        from = if t.dtype == DType::I32 { DType::F32 } else { DType::I32 };
+    }
+    let a = tensor(g, u, TTy::new(from, t.shape))?;
+    Ok(if t.dtype.is_int() {
+        format!("(sc.cast({a}, {}) % 97)", t.dtype.sc())
+    } else {
+        format!("sc.cast({a}, {})", t.dtype.sc())
     })
+}
+
+/// A bool tensor of `shape`: a comparison of number tensors (or of one
+/// with a Python scalar), sometimes a bool tensor itself.
+pub(crate) fn bool_tensor(g: &mut Gen, u: &mut Unstructured, shape: Shape) -> Result<String> {
+    if g.cfg.allow_wide_dtypes && g.chance(u, 1, 4)? {
+        return tensor(g, u, TTy::new(DType::Bool, shape));
+    }
+    let cd = random_num_dtype(g, u)?;
+    let p = tensor(g, u, TTy::new(cd, shape))?;
+    let op = g.pick(u, &CMP)?;
+    let q = if g.chance(u, 1, 2)? { py_scalar(u, cd)? } else { tensor(g, u, TTy::new(cd, shape))? };
+    Ok(format!("({p} {op} {q})"))
 }
 
 pub fn where_(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
-    let cd = if g.chance(u, 1, 2)? { t.dtype } else { t.dtype.other() };
-    let p = tensor(g, u, TTy::new(cd, t.shape))?;
-    let op = g.pick(u, &CMP)?;
-    let q = if g.chance(u, 1, 2)? { py_scalar(u, cd)? } else { tensor(g, u, TTy::new(cd, t.shape))? };
+    let c = bool_tensor(g, u, t.shape)?;
     let a = tensor(g, u, t)?;
     let b = tensor(g, u, t)?;
-    Ok(format!("sc.where(({p} {op} {q}), {a}, {b})"))
+    Ok(format!("sc.where({c}, {a}, {b})"))
 }
 
 pub fn can_indexing(g: &Gen, w: Want) -> bool {
@@ -338,40 +417,50 @@ pub fn concat_stack(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String
 }
 
 pub fn can_argmax(g: &Gen, w: Want) -> bool {
-    want_tensor(w).is_some_and(|t| t.dtype == DType::I32 && matches!(t.shape, Shape::Scalar | Shape::Vec(_)))
+    want_tensor(w).is_some_and(|t| t.dtype.is_int() && matches!(t.shape, Shape::Scalar | Shape::Vec(_)))
         && g.can_nest_expr()
 }
 
 pub fn argmax(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
-    let d = if g.chance(u, 1, 2)? { DType::I32 } else { DType::F32 };
+    let d = random_num_dtype(g, u)?;
     let src = match t.shape {
         Shape::Scalar => Shape::Vec(dim(u)?),
         Shape::Vec(n) => Shape::Mat(dim(u)?, n),
         Shape::Mat(..) => unreachable!("can_argmax"),
     };
     let a = tensor(g, u, TTy::new(d, src))?;
-    Ok(format!("sc.cast(sc.argmax({a}, 0), sc.int32)"))
+    // argmax gives int64.
+    Ok(match t.dtype {
+        DType::I64 => format!("sc.argmax({a}, 0)"),
+        _ => format!("sc.cast(sc.argmax({a}, 0), sc.int32)"),
+    })
 }
 
-fn staged_callables(g: &Gen, t: TTy) -> Vec<crate::scope::Callable> {
+/// Staged functions returning `t`: the recursive ones (`counter`) or the others.
+pub(crate) fn staged_callables(g: &Gen, t: TTy, recursive: bool) -> Vec<crate::scope::Callable> {
     g.scope
         .callables()
         .into_iter()
-        .filter(|c| matches!(&c.kind, CallKind::Staged { result, .. } if *result == t))
+        .filter(|c| matches!(&c.kind, CallKind::Staged { result, counter, .. } if *result == t && *counter == recursive))
         .cloned()
         .collect()
 }
 
 pub fn can_call(g: &Gen, w: Want) -> bool {
-    g.ctx.in_staged_fn && g.can_nest_expr() && want_tensor(w).is_some_and(|t| !staged_callables(g, t).is_empty())
+    g.ctx.in_staged_fn && g.can_nest_expr() && want_tensor(w).is_some_and(|t| !staged_callables(g, t, false).is_empty())
 }
 
-/// The arguments of a call of a staged function.
-pub fn call_args(g: &mut Gen, u: &mut Unstructured, params: &[TTy], hyper: bool) -> Result<String> {
+/// The arguments of a call of a staged function (a polymorphic first
+/// parameter gets one of its types: another trace of the callee).
+pub fn call_args(g: &mut Gen, u: &mut Unstructured, params: &[TTy], poly: Option<&[TTy]>, hyper: bool) -> Result<String> {
     let mut a = Vec::new();
-    for p in params {
-        a.push(tensor(g, u, *p)?);
+    for (i, p) in params.iter().enumerate() {
+        let p = match poly {
+            Some(v) if i == 0 => *g.pick(u, v)?,
+            _ => *p,
+        };
+        a.push(tensor(g, u, p)?);
     }
     if hyper {
         let mine: Vec<String> = g.scope.readable(Ty::Hyper).iter().map(|v| v.name.clone()).collect();
@@ -386,10 +475,10 @@ pub fn call_args(g: &mut Gen, u: &mut Unstructured, params: &[TTy], hyper: bool)
 
 pub fn call(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
-    let fit = staged_callables(g, t);
+    let fit = staged_callables(g, t, false);
     let c = g.pick(u, &fit)?.clone();
-    let CallKind::Staged { params, hyper, .. } = &c.kind else { unreachable!("staged") };
-    let a = call_args(g, u, params, *hyper)?;
+    let CallKind::Staged { params, hyper, poly, .. } = &c.kind else { unreachable!("staged") };
+    let a = call_args(g, u, params, poly.as_deref(), *hyper)?;
     crate::tensor_python::calls(g, &c.name);
     Ok(format!("{}({a})", c.name))
 }
@@ -403,7 +492,7 @@ pub fn ternary(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
 }
 
 pub fn can_hyper_operand(g: &Gen, w: Want) -> bool {
-    can_nested(g, w) && !g.scope.readable(Ty::Hyper).is_empty()
+    can_num(g, w) && !g.scope.readable(Ty::Hyper).is_empty()
 }
 
 pub fn hyper_operand(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
@@ -427,7 +516,7 @@ pub fn and_or(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
 }
 
 pub fn chained_compare(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
-    let d = if g.chance(u, 1, 3)? { DType::F32 } else { DType::I32 };
+    let d = random_num_dtype(g, u)?;
     let lo = py_scalar(u, d)?;
     let x = tensor(g, u, TTy::new(d, Shape::Scalar))?;
     let op = g.pick(u, &["<", "<="])?;

@@ -34,7 +34,7 @@
 
 use crate::gen::Gen;
 use crate::table::Want;
-use crate::tensor_expr::{can_nested, tensor};
+use crate::tensor_expr::{can_num, tensor};
 use crate::types::Ty;
 use arbitrary::{Result, Unstructured};
 use std::collections::{BTreeMap, BTreeSet};
@@ -322,7 +322,7 @@ fn operand(g: &mut Gen, u: &mut Unstructured, w: Want, kinds: &[Kind], through_h
 }
 
 fn in_fn(g: &Gen, w: Want) -> bool {
-    can_nested(g, w) && g.ctx.in_staged_fn
+    can_num(g, w) && g.ctx.in_staged_fn
 }
 
 pub fn can_global_read(g: &Gen, w: Want) -> bool {
@@ -372,9 +372,9 @@ pub fn len_read(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
 /// The value a staged function returns, `r`, sometimes combined with a knob
 /// (`(r + cfg['k'])`): the body's reads may not reach the result, this one
 /// does, so a stale trace shows in what the top level prints.
-pub fn observe(g: &mut Gen, u: &mut Unstructured, r: String) -> Result<String> {
+pub fn observe(g: &mut Gen, u: &mut Unstructured, r: String, numeric: bool) -> Result<String> {
     let kinds = g.tensor.knobs.kinds();
-    if kinds.is_empty() || !g.chance(u, 2, 3)? {
+    if kinds.is_empty() || !numeric || !g.chance(u, 2, 3)? {
         return Ok(r);
     }
     let kind = *g.pick(u, &kinds)?;

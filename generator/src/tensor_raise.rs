@@ -110,12 +110,24 @@ pub fn declare(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
     Ok(())
 }
 
+/// No raise sites and no late local (the recursive helper): what to give
+/// back to `unquiet`.
+pub fn quiet(g: &mut Gen) -> (Option<(String, TTy)>, u32) {
+    let saved = (g.tensor.raises.late.take(), g.tensor.raises.sites);
+    g.tensor.raises.sites = MAX_SITES;
+    saved
+}
+
+pub fn unquiet(g: &mut Gen, saved: (Option<(String, TTy)>, u32)) {
+    (g.tensor.raises.late, g.tensor.raises.sites) = saved;
+}
+
 /// The late local of a staged function about to be written, if it gets one.
 pub fn begin_fn(g: &mut Gen, u: &mut Unstructured, first_param: TTy) -> Result<()> {
     g.tensor.raises.late = None;
     g.tensor.raises.sites = 0;
     if g.cfg.allow_staged_unbound && g.chance(u, 1, 2)? {
-        let ty = if g.chance(u, 1, 2)? { first_param } else { random_tty(u)? };
+        let ty = if g.chance(u, 1, 2)? { first_param } else { random_tty(g, u)? };
         g.tensor.raises.late = Some((g.fresh("t"), ty));
     }
     Ok(())
@@ -206,7 +218,7 @@ pub fn raise_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> 
         let e = exception(g, u)?;
         g.w.line(format!("    raise {e}"));
     } else {
-        let ty = random_tty(u)?;
+        let ty = random_tty(g, u)?;
         let e = raising(g, u, ty)?;
         let t = g.fresh("t");
         // Never read: the statement raises.
@@ -269,7 +281,7 @@ pub fn can_unbound_branch(g: &Gen, w: Want) -> bool {
 pub fn unbound_branch(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     g.tensor.raises.sites += 1;
     let c = test(g, u)?;
-    let ty = random_tty(u)?;
+    let ty = random_tty(g, u)?;
     let v = g.fresh("t");
     g.tensor.raises.caught.insert("NameError");
     g.w.line(format!("if {c}:"));

@@ -3,26 +3,45 @@
 //! hyper-parameters (tensor family). Every expression is built for one type,
 //! so no program mixes them by accident.
 
-/// A tensor's element type; the generator uses the two TensorFlow programs use most.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A tensor's element type: the five of the `sc` API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum DType {
+    Bool,
     I32,
+    I64,
     F32,
+    F64,
 }
 
 impl DType {
+
     pub fn sc(self) -> &'static str {
         match self {
+            DType::Bool => "sc.bool",
             DType::I32 => "sc.int32",
+            DType::I64 => "sc.int64",
             DType::F32 => "sc.float32",
+            DType::F64 => "sc.float64",
         }
     }
 
-    pub fn other(self) -> DType {
-        match self {
-            DType::I32 => DType::F32,
-            DType::F32 => DType::I32,
-        }
+    pub fn is_int(self) -> bool {
+        matches!(self, DType::I32 | DType::I64)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F32 | DType::F64)
+    }
+
+    /// Arithmetic, ordering and reductions accept it (not bool).
+    pub fn is_num(self) -> bool {
+        self != DType::Bool
+    }
+
+    /// The dtype `sc.constant` gives a Python literal of this kind without
+    /// an explicit dtype (int32, float32, bool); int64/float64 need theirs.
+    pub fn is_default(self) -> bool {
+        matches!(self, DType::Bool | DType::I32 | DType::F32)
     }
 }
 
@@ -40,6 +59,14 @@ impl Shape {
             Shape::Scalar => 1,
             Shape::Vec(n) => n,
             Shape::Mat(r, c) => r * c,
+        }
+    }
+
+    pub fn rank(self) -> usize {
+        match self {
+            Shape::Scalar => 0,
+            Shape::Vec(_) => 1,
+            Shape::Mat(..) => 2,
         }
     }
 
@@ -81,4 +108,7 @@ pub enum Ty {
     /// A Python int a staged function takes as a hyper-parameter: read, never
     /// written (a staged loop may not change a Python value).
     Hyper,
+    /// A staged function's tensor parameter whose dtype or shape differs
+    /// between calls (a retrace each): read through `tensor_calls.rs` only.
+    Poly,
 }

@@ -34,6 +34,10 @@ const REQUIRED: &[&str] = &[
     "python_dict_item_read", "python_list_item_read", "python_len_read", "python_loop_bound",
     // Staged raises (issue 25): raises and unbound reads on some paths of staged control flow.
     "staged_raise", "staged_raise_ternary", "staged_raise_and_or", "staged_unbound_read", "staged_unbound_branch",
+    // The whole `sc` API over five dtypes (issue 17): values, retraces, captures, closures, recursion, the top level.
+    "special_values", "int_overflow", "division_by_zero", "bitwise", "compare_tensor", "bool_condition", "slicing",
+    "captured_tensor", "retrace_shape", "retrace_dtype", "shape_dtype_read", "staged_recursion", "staged_closure",
+    "sc_print", "device_gpu", "scalar_conversion", "shape_dtype_show",
 ];
 
 #[test]

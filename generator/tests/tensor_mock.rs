@@ -57,6 +57,11 @@ fn the_mock_refuses_ill_typed_programs() {
         "sc.argmax(sc.constant([1, 3]), 0) + sc.constant(2)",
         "sc.matmul(sc.ones([2, 3]), sc.ones([2, 3]))",
         "sc.tanh(sc.constant(1))",
+        "sc.constant(True) + sc.constant(False)",
+        "sc.constant([True]) < sc.constant([False])",
+        "sc.constant(1.5) & sc.constant(2.5)",
+        "sc.constant(True) & 1",
+        "sc.constant([1, 2])[0:2, 0]",
     ] {
         let out = Command::new("python3")
             .args(["-c", &format!("import stagecheck as sc\n{bad}")])

@@ -75,6 +75,16 @@ class Tensor:
             raise ValueError('truth value of a %s %r tensor' % (self.dtype.name, self.shape))
         return self.flat[0]
 
+    def __int__(self):
+        if self.shape != ():
+            raise ValueError('int() of a non-scalar')
+        return int(self.flat[0])
+
+    def __float__(self):
+        if self.shape != ():
+            raise ValueError('float() of a non-scalar')
+        return float(self.flat[0])
+
     def __len__(self):
         if not self.shape:
             raise TypeError('len of a scalar')
@@ -86,6 +96,8 @@ class Tensor:
         return (self[i] for i in _py_range(self.shape[0]))
 
     def __getitem__(self, i):
+        if isinstance(i, (tuple, slice)):
+            return _index(self, i if isinstance(i, tuple) else (i,))
         if not isinstance(i, int) or not self.shape:
             raise TypeError('index %r of shape %r' % (i, self.shape))
         n = self.shape[0]
@@ -101,26 +113,63 @@ class Tensor:
     def __rsub__(self, o): return _bin(lambda a, b: a - b, o, self)
     def __mul__(self, o): return _bin(lambda a, b: a * b, self, o)
     def __rmul__(self, o): return _bin(lambda a, b: a * b, o, self)
-    def __truediv__(self, o): return _bin(_div, self, o, floats=True)
-    def __floordiv__(self, o): return _bin(lambda a, b: a // b, self, o, ints=True)
-    def __mod__(self, o): return _bin(lambda a, b: a % b, self, o, ints=True)
+    def __truediv__(self, o): return _bin(_div, self, o, div=True)
+    def __floordiv__(self, o): return _bin(_floordiv, self, o, ints=True)
+    def __mod__(self, o): return _bin(_mod, self, o, ints=True)
     def __pow__(self, o): return _bin(_pow, self, o)
     def __matmul__(self, o): return matmul(self, o)
-    def __and__(self, o): return _bin(lambda a, b: a and b, self, o, bools=True)
-    def __or__(self, o): return _bin(lambda a, b: a or b, self, o, bools=True)
+    def __and__(self, o): return _bin(lambda a, b: a & b, self, o, bools=True)
+    def __or__(self, o): return _bin(lambda a, b: a | b, self, o, bools=True)
     def __eq__(self, o): return _bin(lambda a, b: a == b, self, o, out=bool)
     def __ne__(self, o): return _bin(lambda a, b: a != b, self, o, out=bool)
-    def __lt__(self, o): return _bin(lambda a, b: a < b, self, o, out=bool)
-    def __le__(self, o): return _bin(lambda a, b: a <= b, self, o, out=bool)
-    def __gt__(self, o): return _bin(lambda a, b: a > b, self, o, out=bool)
-    def __ge__(self, o): return _bin(lambda a, b: a >= b, self, o, out=bool)
+    def __lt__(self, o): return _bin(lambda a, b: a < b, self, o, out=bool, ordered=True)
+    def __le__(self, o): return _bin(lambda a, b: a <= b, self, o, out=bool, ordered=True)
+    def __gt__(self, o): return _bin(lambda a, b: a > b, self, o, out=bool, ordered=True)
+    def __ge__(self, o): return _bin(lambda a, b: a >= b, self, o, out=bool, ordered=True)
     def __neg__(self): return _un(lambda a: -a, self)
     def __abs__(self): return _un(abs, self)
 
     def __invert__(self):
-        if self.dtype is not bool:
+        if self.dtype in _FLOATS:
             raise TypeError('~ of a %s tensor' % self.dtype.name)
-        return Tensor([not a for a in self.flat], self.shape, bool)
+        if self.dtype is bool:
+            return Tensor([not a for a in self.flat], self.shape, bool)
+        return Tensor([~a for a in self.flat], self.shape, self.dtype)
+
+
+def _index(t, items):
+    """`t[items]`: ints and slices, one per axis from the first."""
+    if len(items) > len(t.shape):
+        raise IndexError('too many indices for shape %r' % (t.shape,))
+    def pick(value, items):
+        if not items:
+            return value
+        i, rest = items[0], items[1:]
+        if isinstance(i, slice):
+            return [pick(v, rest) for v in value[i]]
+        if not isinstance(i, int) or not -len(value) <= i < len(value):
+            raise IndexError('index %r of %d' % (i, len(value)))
+        return pick(value[i], rest)
+    out = pick(t.numpy(), items)
+    flat, shape, _ = _infer(out)
+    # An axis sliced to nothing is never generated.
+    if 0 in shape:
+        raise ValueError('an empty slice')
+    return Tensor(flat, shape, t.dtype)
+
+
+def _floordiv(a, b):
+    if b == 0 and isinstance(a, float):
+        return math.nan if a == 0 or a != a else math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a // b
+
+
+def _mod(a, b):
+    if b == 0 and isinstance(a, float):
+        return math.nan
+    if isinstance(a, float) and (a in (math.inf, -math.inf) or b != b or a != a):
+        return math.nan
+    return a % b
 
 
 def _div(a, b):
@@ -140,7 +189,11 @@ def _pow(a, b):
 
 def _scalar(x, dtype):
     if isinstance(x, builtins.bool):
-        raise TypeError('a Python bool operand')
+        if dtype is not bool:
+            raise TypeError('a Python bool operand of a %s tensor' % dtype.name)
+        return x
+    if dtype is bool:
+        raise TypeError('a Python %r operand of a bool tensor' % (x,))
     if isinstance(x, int):
         return float(x) if dtype in _FLOATS else x
     if isinstance(x, float):
@@ -150,7 +203,7 @@ def _scalar(x, dtype):
     raise TypeError('operand %r' % (x,))
 
 
-def _bin(f, a, b, out=None, floats=False, ints=False, bools=False):
+def _bin(f, a, b, out=None, div=False, ints=False, bools=False, ordered=False):
     t = a if isinstance(a, Tensor) else b
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if a.dtype is not b.dtype:
@@ -163,16 +216,15 @@ def _bin(f, a, b, out=None, floats=False, ints=False, bools=False):
     else:
         xs, ys = [_scalar(a, b.dtype)] * len(b.flat), b.flat
     d = t.dtype
-    if bools and d is not bool:
+    if bools and d in _FLOATS:
         raise TypeError('& or | of %s' % d.name)
-    if not bools and out is None and d is bool:
-        raise TypeError('arithmetic on bool')
-    if floats and d not in _FLOATS:
-        raise TypeError('/ of %s' % d.name)
-    if ints and d not in _INTS:
-        raise TypeError('// or % of ' + d.name)
-    if ints and any(y == 0 for y in ys):
+    if not bools and (out is None or ordered) and d is bool:
+        raise TypeError('arithmetic or ordering on bool')
+    if ints and d in _INTS and any(y == 0 for y in ys):
         raise ZeroDivisionError('integer division by zero')
+    if div and d in _INTS:
+        # `/` of integers gives float64.
+        xs, ys, out = [float(x) for x in xs], [float(y) for y in ys], float64
     r = [f(x, y) for x, y in zip(xs, ys)]
     if out is None:
         r = [_wrap(v, d) for v in r]
@@ -223,7 +275,8 @@ def convert_to_tensor(value, dtype=None):
 
 def _fill(shape, dtype, v):
     shape = tuple(shape)
-    return Tensor([float(v) if dtype in _FLOATS else v] * _count(shape), shape, dtype)
+    v = float(v) if dtype in _FLOATS else (v != 0 if dtype is bool else v)
+    return Tensor([v] * _count(shape), shape, dtype)
 
 
 def zeros(shape, dtype=float32):
@@ -265,15 +318,16 @@ def _reduce(f, mean=False):
     def reduce(x, axis=None, keepdims=False):
         if x.dtype is bool:
             raise TypeError('reduce of bool')
-        if mean and x.dtype not in _FLOATS:
-            raise TypeError('reduce_mean of ints is not generated')
+        def avg(v, n):
+            # Integer means truncate toward zero (TensorFlow's).
+            return v / n if x.dtype in _FLOATS else int(v / n)
         if axis is None:
             v = f(x.flat)
-            return Tensor([_wrap(v / len(x.flat) if mean else v, x.dtype)], (), x.dtype)
+            return Tensor([_wrap(avg(v, len(x.flat)) if mean else v, x.dtype)], (), x.dtype)
         if len(x.shape) != 2 or axis not in (0, 1):
             raise ValueError('reduce axis %r of shape %r' % (axis, x.shape))
         rows = x.numpy() if axis == 1 else [list(c) for c in zip(*x.numpy())]
-        vals = [f(r) / len(r) if mean else f(r) for r in rows]
+        vals = [avg(f(r), len(r)) if mean else f(r) for r in rows]
         return Tensor([_wrap(v, x.dtype) for v in vals], (len(vals),), x.dtype)
     return reduce
 
@@ -307,14 +361,22 @@ def cast(x, dtype):
             return v != 0
         if v != v:
             return 0
-        if v in (math.inf, -math.inf):
-            return 2**31 - 1 if v > 0 else -2**31
+        bits = 31 if dtype is int32 else 63
+        if isinstance(v, float):
+            # float -> int truncates and saturates.
+            if v >= 2**bits:
+                return 2**bits - 1
+            if v <= -2**bits:
+                return -2**bits
         return _wrap(int(v), dtype)
     return Tensor([one(v) for v in x.flat], x.shape, dtype)
 
 
 def reshape(x, shape):
     shape = tuple(shape)
+    if -1 in shape:
+        known = _count([d for d in shape if d != -1])
+        shape = tuple(len(x.flat) // known if d == -1 else d for d in shape)
     if _count(shape) != len(x.flat):
         raise ValueError('reshape %r to %r' % (x.shape, shape))
     return Tensor(x.flat, shape, x.dtype)
@@ -354,7 +416,14 @@ def stack(values, axis=0):
     raise ValueError('stack axis %r' % axis)
 
 
-def exp(x): return _un(math.exp, x, floats=True)
+def _exp(v):
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
+
+
+def exp(x): return _un(_exp, x, floats=True)
 def log(x): return _un(lambda v: math.log(v) if v > 0 else (-math.inf if v == 0 else math.nan), x, floats=True)
 def sqrt(x): return _un(lambda v: math.sqrt(v) if v >= 0 else math.nan, x, floats=True)
 def tanh(x): return _un(math.tanh, x, floats=True)
@@ -454,6 +523,17 @@ def function(f=None, **options):
         finally:
             _restore(f.__globals__, now)
     return staged
+
+
+class device:
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 def print(*values, sep=' ', end='\n'):
