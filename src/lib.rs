@@ -17,6 +17,7 @@ pub mod html;
 pub mod input;
 pub mod modes;
 pub mod oracle;
+pub mod planted;
 pub mod reduce;
 pub mod refusals;
 pub mod worker;

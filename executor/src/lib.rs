@@ -34,7 +34,6 @@ pub mod guards;
 pub mod nesting;
 mod os_probe;
 pub mod outcome;
-#[cfg(feature = "planted-bugs")]
 pub mod planted;
 mod panics;
 pub mod phases;

@@ -50,7 +50,7 @@ impl<'vm> Renderer<'vm> {
             return Value::None;
         }
         let class = obj.class();
-        if class.is(vm.ctx.types.bool_type) {
+        if class.is(vm.ctx.types.bool_type) && !crate::planted::active("render_bool_as_int") {
             return Value::Bool(obj.is(&vm.ctx.true_value));
         }
         if let Some(cls) = obj.downcast_ref::<PyType>() {
@@ -80,7 +80,9 @@ impl<'vm> Renderer<'vm> {
                 .collect(),
             None => Vec::new(),
         };
-        attrs.sort_by(|a, b| a.0.cmp(&b.0));
+        if !crate::planted::active("render_attrs_unsorted") {
+            attrs.sort_by(|a, b| a.0.cmp(&b.0));
+        }
         Value::Instance {
             class: str_of(&class.__qualname__(vm)),
             attrs,
