@@ -1,8 +1,9 @@
 //! The seeds' loop workloads, per call of the staged function (issue 4):
 //! the staged CPU graph against the same program run eagerly in RustPython
 //! (target >= 20x faster) and against its NumPy port under CPython (target
-//! >= 3x faster). Programs: `benches/staging/{rnn,sgd,decode}.py` and their
-//! `_numpy.py` ports.
+//! >= 3x faster). Programs: `benches/staging/{rnn,sgd,decode,sgd_variable}.py`
+//! and their `_numpy.py` ports (sgd_variable: sgd with its parameters in
+//! `sc.Variable`s, read and assigned by host nodes at every step).
 //!
 //! Per-call times: a run with 1 call and a run with 1 + N calls; the
 //! difference over N leaves out interpreter, compile and trace costs. NumPy
@@ -20,6 +21,7 @@ const WORKLOADS: &[(&str, &str, &str, usize)] = &[
     ("rnn", include_str!("staging/rnn.py"), include_str!("staging/rnn_numpy.py"), 20),
     ("sgd", include_str!("staging/sgd.py"), include_str!("staging/sgd_numpy.py"), 20),
     ("decode", include_str!("staging/decode.py"), include_str!("staging/decode_numpy.py"), 20),
+    ("sgd_variable", include_str!("staging/sgd_variable.py"), include_str!("staging/sgd_variable_numpy.py"), 20),
 ];
 
 /// Seconds of one run of `program` with `calls` calls (best of three).
