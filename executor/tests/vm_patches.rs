@@ -86,3 +86,58 @@ for v in [float('nan'), inf]:
          cannot convert float infinity to integer\n"
     );
 }
+
+/// A bool formatted with a non-empty spec is formatted as the int 0 or 1,
+/// as CPython's bool (which inherits int.__format__) is; the published
+/// crate printed "False", width ignored. Expected: CPython 3.11's output.
+#[test]
+fn a_bool_with_a_format_spec_formats_as_an_int() {
+    let src = r#"
+v = False
+print(repr(format(False, '>4')), repr(f"{v = :>4}"), repr('{:>6}'.format(True)), repr(format(True, '')), f"{True:+}", f"{v!s:>6}")
+"#;
+    assert_eq!(stdout(src), "'   0' 'v =    0' '     1' 'True' +1  False\n");
+}
+
+/// A `with` whose `__exit__` returns a false value re-raises its exception
+/// through its cleanup handler, which restores the exception state: once an
+/// enclosing `except` has handled it, a later exception has no
+/// `__context__`. The published crate's RERAISE popped the values its
+/// handler unwinds to, so the state was never restored and the handled
+/// exception became the context of every later one in the frame and its
+/// callees. A builtin `__exit__` that raises took the other path and was
+/// right. Expected: CPython 3.11's output.
+#[test]
+fn a_with_that_reraises_leaves_no_exception_behind() {
+    let src = r#"
+class CM:
+    def __init__(self, swallow):
+        self.swallow = swallow
+    def __enter__(self):
+        return self
+    def __exit__(self, t, v, tb):
+        return t is not None and issubclass(t, self.swallow)
+def context():
+    try:
+        raise KeyError(1)
+    except KeyError as e:
+        return type(e.__context__).__name__
+def f():
+    try:
+        with CM(KeyError):
+            raise ZeroDivisionError('z')
+    except ZeroDivisionError:
+        pass
+    try:
+        raise ValueError
+    except ValueError as e:
+        here = type(e.__context__).__name__
+    return here, context()
+print(f(), context())
+with CM(ZeroDivisionError):
+    with CM(KeyError):
+        raise ZeroDivisionError('z')
+print(context())
+"#;
+    assert_eq!(stdout(src), "('NoneType', 'NoneType') NoneType\nNoneType\n");
+}

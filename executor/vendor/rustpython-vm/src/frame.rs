@@ -3410,10 +3410,18 @@ impl ExecutingFrame<'_> {
                 // Pop exception from TOS
                 let exc = self.pop_value();
 
-                // Pop the depth values (lasti and possibly other items like prev_exc)
-                for _ in 0..depth_val {
-                    self.pop_value();
-                }
+                // stagecheck patch: the `depth` values stay on the stack, as
+                // CPython's RERAISE leaves them (`values[oparg], exc --
+                // values[oparg]`): the handler's unwinding pops to its own
+                // depth. The published crate popped them, so a handler
+                // deeper than what was left got its lasti and exception
+                // pushed below where it expects them: a with whose __exit__
+                // returns false re-raises (RERAISE 2) into its cleanup
+                // handler, whose COPY 3 then took `self` for the previous
+                // exception, POP_EXCEPT restored nothing, and the with's
+                // exception stayed the current one (the __context__ of every
+                // later exception until the frame returned).
+                debug_assert!(self.localsplus.stack_len() >= depth_val);
 
                 if let Some(exc_ref) = exc.downcast_ref::<PyBaseException>() {
                     Err(exc_ref.to_owned())

@@ -10,6 +10,7 @@ use crate::{
 };
 use core::fmt::{Debug, Formatter};
 use num_traits::Zero;
+use malachite_bigint::BigInt;
 
 impl ToPyObject for bool {
     fn to_pyobject(self, vm: &VirtualMachine) -> PyObjectRef {
@@ -103,8 +104,15 @@ impl PyBool {
     #[pymethod]
     fn __format__(obj: PyObjectRef, spec: PyUtf8StrRef, vm: &VirtualMachine) -> PyResult<String> {
         let new_bool = obj.try_to_bool(vm)?;
+        // stagecheck patch: CPython's bool inherits int.__format__: an empty
+        // spec gives str(self), any other formats the int 0 or 1
+        // (`f"{False:>4}"` is `"   0"`; the published crate gave `"False"`,
+        // ignoring the width).
+        if spec.is_empty() {
+            return Ok(if new_bool { "True" } else { "False" }.to_owned());
+        }
         FormatSpec::parse(spec.as_str())
-            .and_then(|format_spec| format_spec.format_bool(new_bool))
+            .and_then(|format_spec| format_spec.format_int(&BigInt::from(new_bool as u8)))
             .map_err(|err| err.into_pyexception(vm))
     }
 }
