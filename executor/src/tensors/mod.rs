@@ -241,6 +241,9 @@ struct RuntimeClasses {
     tensor: PyObjectRef,
     /// `Tensor.__dict__['_h']`: the slot's member descriptor.
     handle: PyObjectRef,
+    variable: PyObjectRef,
+    /// `Variable.__dict__['_value']`: the slot's member descriptor.
+    variable_value: PyObjectRef,
     staging_error: PyObjectRef,
     /// `Function._trace.__code__`: the frames of traces in progress start
     /// above the outermost frame running it (`handler_line`).
@@ -265,6 +268,11 @@ pub(crate) fn remember_runtime(vm: &VirtualMachine) {
         .downcast_ref::<rustpython_vm::builtins::PyType>()
         .and_then(|t| t.get_direct_attr(vm.ctx.intern_str("_h")))
         .expect("Tensor has the slot _h");
+    let variable = attr("stagecheck.tensor", "Variable");
+    let variable_value = variable
+        .downcast_ref::<rustpython_vm::builtins::PyType>()
+        .and_then(|t| t.get_direct_attr(vm.ctx.intern_str("_value")))
+        .expect("Variable has the slot _value");
     let function = attr("stagecheck.staging", "Function");
     let trace_code = function
         .get_attr("_trace", vm)
@@ -275,6 +283,8 @@ pub(crate) fn remember_runtime(vm: &VirtualMachine) {
         function,
         tensor,
         handle,
+        variable,
+        variable_value,
         staging_error: attr("_stagecheck_tensor", "StagingError"),
         fresh_exception: attr("stagecheck.staging", "_fresh_exception"),
     };
@@ -282,7 +292,9 @@ pub(crate) fn remember_runtime(vm: &VirtualMachine) {
 }
 
 /// The runtime's own objects as comparable values: an `sc.Tensor` by
-/// dtype, shape and elements; an `sc.function` as the function it wraps
+/// dtype, shape and elements (an `sc.Variable` as its value's, read through
+/// its slot: a staged run that assigned it wrongly differs); an
+/// `sc.function` as the function it wraps
 /// (its trace cache differs between modes by design). `None` for any other
 /// object (a program's class named `Tensor` in a module it calls
 /// `stagecheck.tensor` included). Runs no user code: classes compared by
@@ -291,11 +303,16 @@ pub(crate) fn remember_runtime(vm: &VirtualMachine) {
 pub fn render(obj: &PyObject, vm: &VirtualMachine) -> Option<crate::Value> {
     use crate::Value;
     let class = obj.class().as_object().to_owned();
-    let (is_function, is_tensor, handle) = RUNTIME.with(|r| {
+    let (is_function, is_tensor, handle, variable_value) = RUNTIME.with(|r| {
         let r = r.borrow();
         let r = r.as_ref()?;
-        Some((class.is(&r.function), class.is(&r.tensor), r.handle.clone()))
+        let variable_value = class.is(&r.variable).then(|| r.variable_value.clone());
+        Some((class.is(&r.function), class.is(&r.tensor), r.handle.clone(), variable_value))
     })?;
+    if let Some(slot) = variable_value {
+        let value = vm.call_method(&slot, "__get__", (obj.to_owned(), class)).ok()?;
+        return render(&value, vm);
+    }
     if is_function {
         let wrapped = obj.dict()?.get_item_opt("python_function", vm).ok().flatten()?;
         if !wrapped.class().is(vm.ctx.types.function_type) {
