@@ -141,3 +141,29 @@ print(context())
 "#;
     assert_eq!(stdout(src), "('NoneType', 'NoneType') NoneType\nNoneType\n");
 }
+
+/// `round(x, n)` rounds the double's exact value half to even at the n-th
+/// digit (2.675 is 2.67499999...), `round(x)` takes only exact halves for
+/// ties, and item assignment and deletion say CPython's words. The
+/// published crate gave 2.68, 0 and "'tuple' does not support item
+/// assignment". Expected: CPython 3.11's output.
+#[test]
+fn round_and_item_assignment_messages_are_cpythons() {
+    let src = r#"
+t = (1, 2)
+msgs = []
+try:
+    t[0] = 5
+except TypeError as e:
+    msgs.append(str(e))
+try:
+    del t[0]
+except TypeError as e:
+    msgs.append(str(e))
+print(round(2.675, 2), round(0.5000000000000001), round(-0.001, 2), round(0.125, 2), round(-2.5), round(1234.5, -1), msgs)
+"#;
+    assert_eq!(
+        stdout(src),
+        "2.67 1 -0.0 0.12 -2 1230.0 [\"'tuple' object does not support item assignment\", \"'tuple' object doesn't support item deletion\"]\n"
+    );
+}

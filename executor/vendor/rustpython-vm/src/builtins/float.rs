@@ -354,20 +354,23 @@ impl PyFloat {
                 None if ndigits.is_positive() => i32::MAX,
                 None => i32::MIN,
             };
-            let float = float_ops::round_float_digits(self.value, ndigits)
-                .ok_or_else(|| vm.new_overflow_error("overflow occurred during round"))?;
+            // stagecheck patch: with 0 <= ndigits, the double's exact
+            // value rounded half to even at that digit (Rust's fixed-point
+            // formatting is exact), as CPython's double_round does through
+            // dtoa: round(2.675, 2) is 2.67 (2.675 is 2.67499999...). The
+            // published crate scaled by 10**ndigits first and gave 2.68.
+            let float = if (0..=400).contains(&ndigits) && self.value.is_finite() {
+                format!("{:.*}", ndigits as usize, self.value).parse::<f64>().expect("a formatted float parses")
+            } else {
+                float_ops::round_float_digits(self.value, ndigits)
+                    .ok_or_else(|| vm.new_overflow_error("overflow occurred during round"))?
+            };
             vm.ctx.new_float(float).into()
         } else {
-            let fract = self.value.fract();
-            let value = if (fract.abs() - 0.5).abs() < f64::EPSILON {
-                if self.value.trunc() % 2.0 == 0.0 {
-                    self.value - fract
-                } else {
-                    self.value + fract
-                }
-            } else {
-                self.value.round()
-            };
+            // stagecheck patch: exact ties only (the published crate took
+            // any fraction within an epsilon of 0.5 for a tie:
+            // round(0.5000000000000001) was 0).
+            let value = self.value.round_ties_even();
             let int = try_to_bigint(value, vm)?;
             vm.ctx.new_int(int).into()
         };

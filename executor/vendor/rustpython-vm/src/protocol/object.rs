@@ -762,8 +762,10 @@ impl PyObject {
             return f(seq, i, Some(value), vm);
         }
 
+        // stagecheck patch: CPython's wording ("'tuple' object does not
+        // support item assignment"; the published crate left out "object").
         Err(vm.new_type_error(format!(
-            "'{}' does not support item assignment",
+            "'{}' object does not support item assignment",
             self.class()
         )))
     }
@@ -784,7 +786,8 @@ impl PyObject {
             return f(seq, i, None, vm);
         }
 
-        Err(vm.new_type_error(format!("'{}' does not support item deletion", self.class())))
+        // stagecheck patch: CPython's wording (see set_item).
+        Err(vm.new_type_error(format!("'{}' object doesn't support item deletion", self.class())))
     }
 
     /// Equivalent to CPython's _PyObject_LookupSpecial
