@@ -30,9 +30,12 @@
 //! also lifts CPython's int-to-str digit limit (RustPython has none) and
 //! counts its recursion limit of 1000 frames from the module's.
 //!
-//! A real difference found this way: `round(2.675, 2)` is `2.68` in
-//! RustPython 0.5 (it rounds the decimal text) and `2.67` in CPython (it
-//! rounds the double), `tests/cpython.rs`. Cost: CPython's
+//! Differences found this way and fixed in the vendored VM (its
+//! PATCHES.md): float `%`/`//`/`divmod`, `0 / -4`, `round`, a bool's format
+//! spec, a `with` re-raise leaving its exception current. One left, a
+//! wording: RustPython says "too many values to unpack (expected 2, got 3)"
+//! as CPython 3.14 does, where 3.11 says "(expected 2)" (`tests/cpython.rs`,
+//! three corpus entries). Cost: CPython's
 //! start-up per program (~20 ms idle, ~150 ms on a loaded 2-core machine),
 //! so `fuzz --oracle cpython` checks plain programs several times slower.
 
