@@ -73,6 +73,8 @@ pub struct Config {
     pub allow_bitwise: bool,
     /// Slices of tensors: `v[a:b]`, `v[::-1]`, `m[:, j]` (tensor family).
     pub allow_slicing: bool,
+    /// Binary ops of tensors of different shapes that broadcast (tensor family).
+    pub allow_broadcast: bool,
     /// A staged function called with tensors of different shapes or dtypes: retraces (tensor family).
     pub allow_retrace: bool,
     /// Module-level tensors read by staged functions, rebound between calls (tensor family).
@@ -185,6 +187,7 @@ impl Default for Config {
             allow_div_zero: true,
             allow_bitwise: true,
             allow_slicing: true,
+            allow_broadcast: true,
             allow_retrace: true,
             allow_captures: true,
             allow_staged_closures: true,

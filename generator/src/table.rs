@@ -227,6 +227,7 @@ pub static TABLE: &[Construct] = &[
     row("compare_tensor", T, tv::can_compare_tensor, |c| gate(c.allow_wide_dtypes, 1 + c.weight_exprs), tv::compare_tensor),
     row("bool_condition", T, tv::can_bool_condition, |c| half(c.allow_wide_dtypes, c.weight_control), tv::bool_condition),
     row("slicing", T, tv::can_slicing, |c| gate(c.allow_slicing, c.weight_exprs), tv::slicing),
+    row("broadcast", T, tv::can_broadcast, |c| gate(c.allow_broadcast, c.weight_exprs), tv::broadcast),
     // ---- tensor family: definitions and calls (tensor_calls.rs) --------
     row("captured_tensor", T, tc::can_captured, |c| gate(c.allow_captures, 1 + c.weight_calls), tc::captured),
     row("retrace_shape", T, tc::can_retrace_shape, |c| half(c.allow_retrace, c.weight_calls), tc::retrace_shape),

@@ -171,8 +171,21 @@ pub fn can_fill(_: &Gen, w: Want) -> bool {
     want_tensor(w).is_some_and(|t| t.shape != Shape::Scalar)
 }
 
+/// `sc.zeros`, `sc.ones`; `sc.eye` of a square matrix, `sc.range` of a
+/// vector (counting up or down, any step).
 pub fn fill(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
+    match t.shape {
+        Shape::Mat(r, c) if r == c && t.dtype.is_num() && g.chance(u, 1, 3)? => {
+            return Ok(format!("sc.eye({r}, {})", t.dtype.sc()));
+        }
+        Shape::Vec(n) if t.dtype.is_num() && g.chance(u, 1, 3)? => {
+            let (start, step) = (u.int_in_range(-3..=3)?, *g.pick(u, &[1, 2, 3, -1, -2])?);
+            let limit = start + step * n as i32;
+            return Ok(format!("sc.range({start}, {limit}, {step}, dtype={})", t.dtype.sc()));
+        }
+        _ => {}
+    }
     let f = if g.chance(u, 1, 2)? { "zeros" } else { "ones" };
     Ok(format!("sc.{f}({}, {})", t.shape.list(), t.dtype.sc()))
 }
@@ -216,6 +229,7 @@ pub fn unary_math(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> 
     let k = u.int_in_range(0..=7)?;
     Ok(match (t.dtype, k) {
         (_, 0) => format!("(-{a})"),
+        (_, 1) if g.chance(u, 1, 3)? => format!("abs({a})"),
         (_, 1) => format!("sc.abs({a})"),
         (_, 2) => format!("sc.nn.relu({a})"),
         (d, _) if d.is_int() => format!("({a} ** 2)"),
@@ -292,6 +306,9 @@ pub fn transpose(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
     let Shape::Mat(r, c) = t.shape else { unreachable!("can_transpose") };
     let a = tensor(g, u, TTy::new(t.dtype, Shape::Mat(c, r)))?;
+    if g.chance(u, 1, 3)? {
+        return Ok(format!("sc.transpose({a}, [1, 0])"));
+    }
     Ok(format!("sc.transpose({a})"))
 }
 

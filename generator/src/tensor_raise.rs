@@ -158,11 +158,13 @@ fn raising(g: &mut Gen, u: &mut Unstructured, t: TTy) -> Result<String> {
     if late.is_some() {
         kinds.push(2);
     }
+    // The knob containers twice: programs with them are fewer (issue 17's
+    // constructs share the family), and their raises show the reads work.
     if knobs.list.is_some() {
-        kinds.push(3);
+        kinds.extend([3, 3]);
     }
     if knobs.dict.is_some() {
-        kinds.push(4);
+        kinds.extend([4, 4]);
     }
     Ok(match *g.pick(u, &kinds)? {
         1 => {

@@ -68,7 +68,33 @@ pub fn special_values(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<Stri
         2 => format!("sc.exp({a} * 100.0)"),
         3 => format!("({a} * {})", if t.dtype == DType::F64 { "1e308" } else { "3e38" }),
         4 => format!("(-{a} * 0.0)"),
-        _ => format!("({a} - {a})"),
+        5 if g.chance(u, 1, 2)? => format!("({a} - {a})"),
+        // A negative base to a fractional power is NaN.
+        _ => format!("({a} ** {})", tensor(g, u, t)?),
+    })
+}
+
+pub fn can_broadcast(g: &Gen, w: Want) -> bool {
+    want_tensor(w).is_some_and(|t| t.dtype.is_num() && t.shape != Shape::Scalar) && g.can_nest_expr()
+}
+
+/// A binary op of a tensor and one of a smaller shape that broadcasts to
+/// it: a scalar tensor, a row vector, a `1 x c` or an `r x 1` matrix.
+pub fn broadcast(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
+    let t = want_tensor(w).expect("a tensor");
+    let small = match t.shape {
+        Shape::Mat(r, c) => *g.pick(u, &[Shape::Scalar, Shape::Vec(c), Shape::Mat(1, c), Shape::Mat(r, 1)])?,
+        _ => Shape::Scalar,
+    };
+    let a = tensor(g, u, t)?;
+    let b = tensor(g, u, TTy::new(t.dtype, small))?;
+    let (a, b) = if g.chance(u, 1, 2)? { (a, b) } else { (b, a) };
+    Ok(match u.int_in_range(0..=4)? {
+        0 => format!("({a} + {b})"),
+        1 => format!("({a} - {b})"),
+        2 => format!("({a} * {b})"),
+        3 => format!("sc.maximum({a}, {b})"),
+        _ => format!("sc.minimum({a}, {b})"),
     })
 }
 

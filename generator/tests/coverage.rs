@@ -37,7 +37,7 @@ const REQUIRED: &[&str] = &[
     // The whole `sc` API over five dtypes (issue 17): values, retraces, captures, closures, recursion, the top level.
     "special_values", "int_overflow", "division_by_zero", "bitwise", "compare_tensor", "bool_condition", "slicing",
     "captured_tensor", "retrace_shape", "retrace_dtype", "shape_dtype_read", "staged_recursion", "staged_closure",
-    "sc_print", "device_gpu", "scalar_conversion", "shape_dtype_show",
+    "sc_print", "device_gpu", "scalar_conversion", "shape_dtype_show", "broadcast",
 ];
 
 #[test]

@@ -30,10 +30,10 @@ fn run(path: &Path, stale: &str) -> Result<String, String> {
 }
 
 /// Each program of the seeds: its constructs and its stdout under each stale mode ("" first).
-fn outputs(tag: &str, modes: &[&str]) -> Vec<(Vec<&'static str>, Vec<String>)> {
+fn outputs(tag: &str, modes: &[&str], programs: u64) -> Vec<(Vec<&'static str>, Vec<String>)> {
     let dir = std::env::temp_dir().join(format!("stagecheck-gen-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let seeds: Vec<u64> = (0..PROGRAMS).map(|i| 70_000 + i).collect();
+    let seeds: Vec<u64> = (0..programs).map(|i| 70_000 + i).collect();
     let v = common::on_two_threads(&seeds, |seed| {
         let (_, p) = common::program(seed, Family::Tensor);
         let path = dir.join(format!("t{seed}.py"));
@@ -52,7 +52,7 @@ fn outputs(tag: &str, modes: &[&str]) -> Vec<(Vec<&'static str>, Vec<String>)> {
 #[test]
 fn changes_between_calls_show_in_what_a_stale_trace_prints() {
     let kinds = ["global", "attr", "item"];
-    let runs = outputs("stale", &["", "global", "attr", "item"]);
+    let runs = outputs("stale", &["", "global", "attr", "item"], PROGRAMS);
     let mut differ = BTreeMap::new();
     for (constructs, outs) in &runs {
         let reads = constructs.iter().any(|c| c.starts_with("python_") && *c != "python_hyperparam");
@@ -96,7 +96,10 @@ fn the_stale_mode_is_not_vacuous() {
 
 #[test]
 fn raises_are_taken_on_some_calls_only_and_caught() {
-    let runs = outputs("raise", &[""]);
+    // Twice the programs: the family has many other constructs (issue 17),
+    // and a call ends at its first raise, so each way of raising is rarer.
+    let programs = 2 * PROGRAMS;
+    let runs = outputs("raise", &[""], programs);
     let (mut calls, mut raised, mut mixed) = (0, 0, 0);
     let mut types = BTreeMap::<String, usize>::new();
     let mut texts = Vec::new();
@@ -118,7 +121,7 @@ fn raises_are_taken_on_some_calls_only_and_caught() {
     }
     println!("{raised} of {calls} calls raised; {mixed} programs raised on some calls only; {types:?}");
     assert!(raised * 100 >= calls * 5 && raised * 100 <= calls * 50, "{raised} of {calls} calls raised");
-    assert!(mixed * 100 >= PROGRAMS * 10, "only {mixed} programs raise on some calls and not on others");
+    assert!(mixed * 100 >= programs * 10, "only {mixed} programs raise on some calls and not on others");
     // Each way of raising: a raise statement (its classes), a local unbound
     // on the path, a name bound nowhere, an item of the knob list and dict.
     assert!(types.len() >= 6, "too few exception classes raised: {types:?}");

@@ -127,7 +127,7 @@ class Tensor:
     def __gt__(self, o): return _bin(lambda a, b: a > b, self, o, out=bool, ordered=True)
     def __ge__(self, o): return _bin(lambda a, b: a >= b, self, o, out=bool, ordered=True)
     def __neg__(self): return _un(lambda a: -a, self)
-    def __abs__(self): return _un(abs, self)
+    def __abs__(self): return _un(builtins.abs, self)
 
     def __invert__(self):
         if self.dtype in _FLOATS:
@@ -205,12 +205,12 @@ def _scalar(x, dtype):
 
 def _bin(f, a, b, out=None, div=False, ints=False, bools=False, ordered=False):
     t = a if isinstance(a, Tensor) else b
+    shape = t.shape
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if a.dtype is not b.dtype:
             raise TypeError('mixed dtypes %s and %s' % (a.dtype.name, b.dtype.name))
-        if a.shape != b.shape:
-            raise ValueError('shapes %r and %r differ' % (a.shape, b.shape))
-        xs, ys = a.flat, b.flat
+        shape = _broadcast_shape(a.shape, b.shape)
+        xs, ys = _expand(a, shape), _expand(b, shape)
     elif isinstance(a, Tensor):
         xs, ys = a.flat, [_scalar(b, a.dtype)] * len(a.flat)
     else:
@@ -228,7 +228,36 @@ def _bin(f, a, b, out=None, div=False, ints=False, bools=False, ordered=False):
     r = [f(x, y) for x, y in zip(xs, ys)]
     if out is None:
         r = [_wrap(v, d) for v in r]
-    return Tensor(r, t.shape, out or d)
+    return Tensor(r, shape, out or d)
+
+
+def _broadcast_shape(a, b):
+    """NumPy's rule: from the last axis, equal or 1."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    out = []
+    for x, y in zip(a, b):
+        if x != y and 1 not in (x, y):
+            raise ValueError('shapes %r and %r do not broadcast' % (a, b))
+        out.append(max(x, y))
+    return tuple(out)
+
+
+def _expand(t, shape):
+    """The elements of `t` broadcast to `shape`, flat."""
+    src = (1,) * (len(shape) - len(t.shape)) + t.shape
+    out = []
+    for k in _py_range(_count(shape)):
+        idx, rest = [], k
+        for d in reversed(shape):
+            idx.append(rest % d)
+            rest //= d
+        idx.reverse()
+        flat = 0
+        for i, d in zip(idx, src):
+            flat = flat * d + (i if d != 1 else 0)
+        out.append(t.flat[flat])
+    return out
 
 
 def _un(f, a, floats=False):
@@ -299,11 +328,13 @@ def range(start, limit=None, delta=1, dtype=None):
     if limit is None:
         start, limit = 0, start
     vals = list(_py_range(_int(start), _int(limit), _int(delta)))
-    return Tensor(vals, (len(vals),), int32)
+    d = dtype or int32
+    return Tensor([float(v) if d in _FLOATS else v for v in vals], (len(vals),), d)
 
 
 def eye(n, dtype=float32):
-    return Tensor([1.0 if i == j else 0.0 for i in _py_range(n) for j in _py_range(n)], (n, n), dtype)
+    one, zero = (1.0, 0.0) if dtype in _FLOATS else (1, 0)
+    return Tensor([one if i == j else zero for i in _py_range(n) for j in _py_range(n)], (n, n), dtype)
 
 
 def matmul(a, b):
@@ -383,7 +414,7 @@ def reshape(x, shape):
 
 
 def transpose(x, perm=None):
-    if len(x.shape) != 2:
+    if len(x.shape) != 2 or perm not in (None, [1, 0]):
         raise ValueError('transpose of %r' % (x.shape,))
     r, c = x.shape
     return Tensor([x.flat[i * c + j] for j in _py_range(c) for i in _py_range(r)], (c, r), x.dtype)
@@ -434,16 +465,8 @@ def abs(x):
     return _un(builtins.abs, x)
 
 
-def _binary_same(f):
-    def op(a, b):
-        if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or a.dtype is not b.dtype or a.shape != b.shape:
-            raise ValueError('%s of %r and %r' % (f.__name__, a, b))
-        return Tensor([f(x, y) for x, y in zip(a.flat, b.flat)], a.shape, a.dtype)
-    return op
-
-
-maximum = _binary_same(max)
-minimum = _binary_same(min)
+def maximum(a, b): return _bin(max, a, b)
+def minimum(a, b): return _bin(min, a, b)
 
 
 class _NN:
