@@ -10,9 +10,10 @@
 //!
 //! A worker confines itself before its first run (`confine.rs`), so it opens
 //! the GPU then or never: the first `staged-gpu` run of a worker started
-//! without it replaces that worker by one that opens it, and every worker
-//! started after does too. Its `Ready` says what confines it
-//! ([`Process::confinement`]); a layer the kernel lacks is said once, on this
+//! without it (or `staged` run of a program calling `sc.device`) replaces
+//! that worker by one that opens it, and every worker started after does too.
+//! Its `Ready` says what confines it ([`Process::confinement`]); a layer the
+//! kernel lacks is said once, on this
 //! process's stderr. Besides its resident set, the parent watches a worker's
 //! CPU time: past `confine::CPU_RECYCLE` it is replaced between runs, long
 //! before its `RLIMIT_CPU` would end it in one.
@@ -158,7 +159,13 @@ impl Process {
     /// replaced, and the run's outcome says what happened to it.
     pub fn run_in(&mut self, source: &str, path: &str, mode: tensors::Mode) -> (Result<Outcome, SyntaxError>, Phases) {
         let clock = Instant::now();
-        if mode == tensors::Mode::StagedGpu && !self.gpu {
+        // A staged run of a program that places graphs with `sc.device`
+        // needs the GPU as much as a `staged-gpu` run: without it the
+        // program's `with sc.device('gpu')` would run on the GPU or not
+        // depending on which runs this worker served before (a fuzz --gpu
+        // finding that `check` could not replay).
+        let wants_gpu = mode == tensors::Mode::StagedGpu || (mode == tensors::Mode::Staged && source.contains("device("));
+        if wants_gpu && !self.gpu {
             // This worker is confined without the GPU: its successors open it.
             self.gpu = true;
             self.retire();
