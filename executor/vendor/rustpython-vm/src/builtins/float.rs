@@ -127,17 +127,10 @@ fn inner_div(v1: f64, v2: f64, vm: &VirtualMachine) -> PyResult<f64> {
 // a zero remainder taking the divisor's sign, the quotient snapped to the
 // nearest integer. The published crate's `float_ops` gives `7.5 % -2.5 ==
 // -2.5`, `divmod(-3, 0.75) == (-5.0, 0.75)` and `inf // 3 == inf` (CPython:
-// -0.0, (-4.0, 0.0), nan).
+// -0.0, (-4.0, 0.0), nan). The remainder is `_float_div_mod`'s, which is
+// `float_rem`'s computation.
 fn inner_mod(v1: f64, v2: f64, vm: &VirtualMachine) -> PyResult<f64> {
-    if v2 == 0.0 {
-        return Err(vm.new_zero_division_error("division by zero"));
-    }
-    let m = v1 % v2;
-    Ok(if m != 0.0 || m.is_nan() {
-        if (v2 < 0.0) != (m < 0.0) { m + v2 } else { m }
-    } else {
-        0.0f64.copysign(v2)
-    })
+    inner_divmod(v1, v2, vm).map(|(_, m)| m)
 }
 
 // stagecheck patch: see `inner_mod`.
