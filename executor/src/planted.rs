@@ -63,6 +63,16 @@ pub const SLIPS: &[Slip] = &[
         new: "return None, list(extra) + [init[i] for i in slots]",
     },
     Slip {
+        // Trace guards on globals and builtins check nothing (issue 23): a
+        // staged function reading a global rebound between calls reuses
+        // its stale trace.
+        name: "guards_skip_globals",
+        module: "stagecheck.staging.guards",
+        function: "_Guards._spec",
+        old: "        self.specs.append((access, parent, key, check, expected, text))",
+        new: "        if access == 'global' and check != 'tensor':\n            check, expected = 'any', None\n        self.specs.append((access, parent, key, check, expected, text))",
+    },
+    Slip {
         name: "captured_global_baked_in",
         module: "stagecheck.staging.functions",
         function: "Function._trace",
@@ -72,8 +82,7 @@ pub const SLIPS: &[Slip] = &[
 ];
 
 /// The runtime bugs written as whole replacements of one operator of
-/// `stagecheck.ag` or a switch of `stagecheck.staging` (the Python source
-/// run with `ag`, `staging` and `abort` bound).
+/// `stagecheck.ag` (the Python source run with `ag` and `abort` bound).
 pub const RUNTIME: &[(&str, &str)] = &[
     (
         // `and_` evaluates every operand, even after a false one.
@@ -89,13 +98,6 @@ pub const RUNTIME: &[(&str, &str)] = &[
         // The loop test runs once more after the loop ends.
         "while_test_once_more",
         "def while_stmt(test, body, get_state, set_state, symbol_names, opts):\n    while test():\n        body()\n    test()\nag.while_stmt = while_stmt\n",
-    ),
-    (
-        // Trace guards on globals and builtins check nothing (issue 23): a
-        // staged function reading a global rebound between calls reuses
-        // its stale trace.
-        "guards_skip_globals",
-        "staging._Guards.planted_drop = 'global'\n",
     ),
     (
         // Every converted `if` takes the worker process down (abort): a
@@ -190,7 +192,6 @@ pub fn install(vm: &rustpython_vm::VirtualMachine) {
             crate::sandbox::sys_modules(vm).and_then(|d| d.get_item_opt(m, vm).ok().flatten()).expect("the runtime is installed")
         };
         set("ag", module("stagecheck.ag"));
-        set("staging", module("stagecheck.staging"));
         set("abort", vm.new_function("abort", || -> () { std::process::abort() }).into());
         source
     } else {

@@ -86,9 +86,6 @@ class _Guards:
     # while tracing is reported to every one (an outer trace guards what its
     # inner traces read).
     stack = []
-    # Set by a planted bug (executor/src/planted.rs): an access kind whose
-    # guards check nothing.
-    planted_drop = None
 
     def __init__(self, function, args, kwargs):
         self.owner = function.__name__
@@ -121,8 +118,6 @@ class _Guards:
         if len(self.specs) >= self.LIMIT:
             raise StagingError("the trace of '%s' reads more Python state than can be guarded (over %d values, at %s)"
                                % (self.owner, self.LIMIT, text))
-        if access == _Guards.planted_drop and check != 'tensor':
-            check, expected = 'any', None
         self.specs.append((access, parent, key, check, expected, text))
         return len(self.specs) - 1
 
