@@ -27,7 +27,8 @@ pub struct Bug {
     pub fuzz_args: &'static [&'static str],
     /// Why the fuzzer does not find this bug within 60 s yet (a hole of the
     /// generator or the oracle, said in reports/planted-bugs.md), or None.
-    /// Its test is ignored until the hole is closed.
+    /// Its test asserts only that seed 7 with its fuzz arguments finds it
+    /// (or is ignored, saying so, where not even that holds).
     pub hole: Option<&'static str>,
 }
 

@@ -125,7 +125,15 @@ const SEEDS: &[(&str, u64)] = &[
 fn finds(name: &str) {
     let bug = bug(name);
     if let Some(hole) = bug.hole {
-        eprintln!("SKIPPED {name}: a known hole: {hole}");
+        // Not found by default fuzzing within 60 s (the hole, said in the
+        // catalogue), but seed 7 with its own fuzz arguments (the CPython
+        // oracle) finds it: asserted, so the hole stays measured. The
+        // CPython oracle's findings are not reduced.
+        let hunt = hunt(bug, 7, "0s");
+        assert_eq!(hunt.code, Some(1), "{name} ({hole}): not found at seed 7 either\n{}\n{}", hunt.stdout, hunt.stderr);
+        let names: Vec<String> = hunt.findings.iter().map(|f| f.file_name().to_string_lossy().into_owned()).collect();
+        assert!(!names.is_empty() && names.iter().all(|n| n.contains("-cpython-")), "{name}: {names:?}");
+        println!("{name}: a known hole; found by the CPython oracle at seed 7 in {:?} s", hunt.at_seconds);
         return;
     }
     if !can_hunt(bug) {
@@ -159,9 +167,10 @@ fn finds(name: &str) {
 
 /// One test per planted bug, and a check that every bug has one.
 macro_rules! planted_bugs {
-    ($($name:ident),* $(,)?) => {
+    ($($(#[$attr:meta])* $name:ident),* $(,)?) => {
         $(
             #[test]
+            $(#[$attr])*
             fn $name() {
                 finds(stringify!($name));
             }
@@ -217,6 +226,9 @@ planted_bugs! {
     gpu_reduce_axis_stride,
     // executor
     render_bool_as_int,
+    // Not found at seed 7 either since the tensor family grew (its share of
+    // the plain programs the CPython oracle compares halved).
+    #[ignore = "a known hole: not found within 60 s, not even by the CPython oracle at seed 7"]
     render_attrs_unsorted,
     worker_abort,
 }
@@ -281,7 +293,7 @@ fn time_to_find_each_planted_bug() {
     }
     let holes: Vec<String> = rows.iter().filter_map(|r| r.0.hole.map(|h| format!("- `{}`: {h}\n", r.0.name))).collect();
     if !holes.is_empty() {
-        md.push_str("\nKnown holes (the fuzzer does not find these within 60 s yet; their tests are skipped):\n\n");
+        md.push_str("\nKnown holes (the fuzzer does not find these within 60 s yet; their tests assert only that seed 7 with the CPython oracle finds them, or are ignored where it does not):\n\n");
         md.push_str(&holes.concat());
     }
     md.push_str("\n## What each breaks\n\n| bug | breaks | why someone could write it |\n|---|---|---|\n");
