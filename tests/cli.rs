@@ -41,7 +41,7 @@ fn a_raised_exception_is_an_outcome_exit_0() {
 
 #[test]
 fn divergence_exits_1() {
-    let p = program("loop.py", b"while True:\n    pass\n");
+    let p = program("spin.py", b"while True:\n    pass\n");
     let out = stagecheck(&["run", "--time-limit", "0.3", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stdout).contains("diverged (time limit)"));
@@ -96,10 +96,10 @@ fn convert_converts_exits_in_finally_and_refuses_bad_syntax_with_file_and_line()
     let out = stagecheck(&["convert", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("fin_exit"), "{}", text(&out.stdout));
-    let p = program("syntax.py", b"def f(:\n    pass\n");
+    let p = program("syntax_def.py", b"def f(:\n    pass\n");
     let out = stagecheck(&["convert", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("syntax.py:1"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("syntax_def.py:1"), "{}", text(&out.stderr));
 }
 
 #[test]

@@ -37,11 +37,19 @@ pub fn code_lines(text: &str) -> usize {
 }
 
 /// Writes `text` as `name` in a temporary directory of the test binary's
-/// own (`stagecheck-<group>-<pid>`), and gives its path.
+/// own (`stagecheck-<group>-<pid>`), and gives its path. The tests of one
+/// binary run in parallel in that one directory, so a name written twice
+/// (two tests' `loop.py`) is a race and panics here instead of failing at
+/// random.
 pub fn program(group: &str, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
+    static WRITTEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let dir = std::env::temp_dir().join(format!("stagecheck-{group}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary directory");
     let path = dir.join(name);
+    let key = format!("{group}/{name}");
+    let mut written = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
+    assert!(!written.contains(&key), "{key} written twice: tests of one binary share its directory");
+    written.push(key);
     std::fs::write(&path, text).expect("write the program");
     path
 }
