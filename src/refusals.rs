@@ -100,6 +100,21 @@ pub const INTENDED: &[Intended] = &[
     staging("numpy() of an sc.Variable inside a staged function*", UNSTAGEABLE, None),
     staging("the text of an sc.Variable inside a staged function*", UNSTAGEABLE, None),
     staging("sc.py_function '*' returned a value of shape *", DTYPE, None),
+    // Lists in staged control flow (issue 19, item 2; executor/runtime/stagecheck/staging/lists.py).
+    staging(
+        "list '*' holds * tensors in staged control flow (the dtype and shape of its first element); appending *",
+        DTYPE,
+        Some("corpus/staged/lists/007_append_dtype_mismatch.py"),
+    ),
+    staging("list '*' is changed in staged control flow: its elements must *", DTYPE, None),
+    staging("list.* inside staged control flow on list '*', which is also held elsewhere*", UNSTAGEABLE, None),
+    staging("list '*' is built in staged control flow: *", NOT_YET, None),
+    staging("list '*': a list built in staged control flow supports append(tensor), pop(), len() and sc.stack() only*", NOT_YET, None),
+    staging("* of list '*' inside a staged * that does not carry it*", NOT_YET, None),
+    staging("* list '*' * staged control flow before any append*", NOT_YET, None),
+    staging("a list built in staged control flow is returned or passed on as a Python list*", NOT_YET, None),
+    staging("the shape of a stacked list built in a staged loop: its length is known only at execution", NOT_YET, None),
+    staging("* on (*) *: a list's length is known only at execution", NOT_YET, None),
 ];
 
 /// The entry a refusal matches, if any.

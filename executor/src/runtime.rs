@@ -54,6 +54,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("stagecheck.staging.raises", include_str!("../runtime/stagecheck/staging/raises.py")),
     ("stagecheck.staging.guards", include_str!("../runtime/stagecheck/staging/guards.py")),
     ("stagecheck.staging.side_effects", include_str!("../runtime/stagecheck/staging/side_effects.py")),
+    ("stagecheck.staging.lists", include_str!("../runtime/stagecheck/staging/lists.py")),
     ("stagecheck.staging.control_flow", include_str!("../runtime/stagecheck/staging/control_flow.py")),
     ("stagecheck.staging.conditional_expressions", include_str!("../runtime/stagecheck/staging/conditional_expressions.py")),
     ("stagecheck.staging.logical", include_str!("../runtime/stagecheck/staging/logical.py")),

@@ -23,6 +23,10 @@ impl Gpu {
     /// same errors (kind and message), as `graph::eval`.
     pub fn eval(&self, op: &Op, inputs: &[&GpuTensor]) -> Result<GpuTensor, OpError> {
         use Op::*;
+        if op.is_list_op() {
+            // Placed on the CPU; a new list's signature has no size to measure.
+            return self.on_cpu(op, inputs);
+        }
         let sigs: Vec<(DType, Vec<usize>)> = inputs.iter().map(|t| (t.dtype(), t.shape().to_vec())).collect();
         let (dtype, shape) = graph::infer(op, &sigs)?;
         let dtypes: Vec<DType> = sigs.iter().map(|(d, _)| *d).collect();

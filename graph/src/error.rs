@@ -24,6 +24,12 @@ pub enum ErrorKind {
     Raised(u32),
     /// A `Host` node's callback failed: the caller holds what it raised.
     Host,
+    /// Python's `IndexError`: a pop of an empty list (`ListLast`, `ListDrop`).
+    Index,
+    /// An op on a value whose length is known only at execution (a stacked
+    /// list, `Op::DYN`) whose type would depend on that length: not a
+    /// program error but a limit of staging (a `StagingError` in Python).
+    Dynamic,
 }
 
 /// An op or executor error. `Display` gives the message alone.

@@ -23,7 +23,11 @@ use crate::dtype::DType;
 /// `InvalidArgument` for an integer `Pow` with a negative exponent.
 pub fn eval(op: &Op, inputs: &[&Tensor]) -> Result<Tensor, OpError> {
     let sigs: Vec<(DType, &[usize])> = inputs.iter().map(|t| (t.dtype(), t.shape())).collect();
-    let (dtype, shape) = infer_sig(op, &sigs)?;
+    let (dtype, mut shape) = infer_sig(op, &sigs)?;
+    if let Op::ListNew { .. } = op {
+        // A new list's length, DYN in its signature, is 0.
+        shape[0] = 0;
+    }
     if let Some(same) = unchanged(op, inputs) {
         return Ok(same);
     }
@@ -231,5 +235,6 @@ fn compute(op: &Op, inputs: &[&Tensor], shape: &[usize]) -> Result<Data, OpError
         Range { start, limit, delta, dtype } => range(*start, *limit, *delta, *dtype)?,
         Eye { n, dtype } => eye(*n, *dtype)?,
         Identity => inputs[0].data().clone(),
+        ListNew { .. } | ListPush | ListLast | ListDrop | ListLen | ListStack { .. } => crate::list::eval_list(op, inputs)?,
     })
 }

@@ -22,7 +22,14 @@ use crate::shape::{broadcast_shapes, check_num_elements, fmt_shape};
 
 /// The dtype and shape `eval(op, inputs)` returns for inputs of these dtypes
 /// and shapes, or the error it raises (value-dependent errors aside).
+///
+/// A list op types its list input's [`crate::op::DYN`] length itself; any
+/// other op with a `DYN` dimension among its inputs is typed by probing
+/// (`list.rs`).
 pub fn infer(op: &Op, inputs: &[(DType, Vec<usize>)]) -> Result<(DType, Vec<usize>), OpError> {
+    if !op.is_list_op() && inputs.iter().any(|(_, s)| crate::list::has_dyn(s)) {
+        return crate::list::infer_probed(op, inputs);
+    }
     let sigs: Vec<(DType, &[usize])> = inputs.iter().map(|(d, s)| (*d, s.as_slice())).collect();
     infer_sig(op, &sigs)
 }
@@ -85,6 +92,7 @@ pub(crate) fn infer_sig(op: &Op, inputs: &[(DType, &[usize])]) -> Result<(DType,
         Ok((d, broadcast_shapes(sa, sb)?))
     };
     match op {
+        ListNew { .. } | ListPush | ListLast | ListDrop | ListLen | ListStack { .. } => crate::list::infer_list(op, inputs),
         Neg | Abs | Relu => unary(Accepts::Numbers),
         Exp | Log | Sqrt | Tanh | Sigmoid => unary(Accepts::Floats),
         LogicalNot => unary(Accepts::Bools),

@@ -16,6 +16,8 @@
 //! - [`Library`], [`Function`] (params, declared results, nodes, outputs), [`Node`]
 //!   (`Const`, `Op`, `Cond`, `While`, `Call`), [`validate`], S-expression printing
 //!   (`Display` of `Library`), serde JSON with floats as exact text.
+//! - Lists in staged loops ([`Op::ListPush`] and co., `list.rs`): a list is a tensor
+//!   whose leading dimension, its length, is [`DYN`] in signatures (known at execution).
 //! - [`run`]/[`Executor`]: conds and whiles run natively, calls on an explicit
 //!   frame stack with a depth limit ([`MAX_DEPTH`]), values dropped after their last use.
 //!
@@ -31,6 +33,7 @@ mod format;
 mod infer;
 mod ir;
 mod kernels;
+mod list;
 mod op;
 mod plan;
 pub mod planted;
@@ -50,7 +53,8 @@ pub use float_text::{f32_from_text, f32_to_text, f64_from_text, f64_to_text};
 pub use format::{float32_repr, float64_repr, format_tensor};
 pub use infer::infer;
 pub use ir::{FnId, Function, Library, Node, Sig, ValueId};
-pub use op::{IndexItem, Op};
+pub use list::{has_dyn, PROBES};
+pub use op::{IndexItem, Op, DYN};
 pub use scalar::Scalar;
 pub use shape::{broadcast_shapes, MAX_ELEMENTS};
 pub use tensor::{Data, Tensor};

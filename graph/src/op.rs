@@ -135,7 +135,28 @@ pub enum Op {
     Eye { n: usize, dtype: DType },
 
     Identity,
+
+    // Lists (`list.rs` for the design): a list of elements of one dtype
+    // and shape is a tensor whose leading dimension is its length, [`DYN`]
+    // in signatures (known only at execution).
+    /// An empty list of `dtype` elements of shape `shape`: `[0, *shape]`.
+    ListNew { shape: Vec<usize>, dtype: DType },
+    /// `(list, x)`: the list with `x` appended (`x` has the element's dtype and shape).
+    ListPush,
+    /// The last element of a list; of an empty one, `IndexError: pop from empty list`.
+    ListLast,
+    /// The list without its last element; same error as `ListLast` when empty.
+    ListDrop,
+    /// The list's length, an `int32` scalar.
+    ListLen,
+    /// `sc.stack(list, axis)`: `Stack` of the elements (the same errors:
+    /// an empty list has none to stack).
+    ListStack { axis: i64 },
 }
+
+/// A dimension known only at execution in a signature (a list's length):
+/// see `list.rs`. Never a dimension of a tensor.
+pub const DYN: usize = usize::MAX;
 
 impl Op {
     /// TF-style name for messages: `Add`, `FloorDiv`, `ReduceSum`.
@@ -189,6 +210,11 @@ impl Op {
             Range { .. } => "Range",
             Eye { .. } => "Eye",
             Identity => "Identity",
+            ListNew { .. } => "TensorListReserve",
+            ListPush => "TensorListPushBack",
+            ListLast | ListDrop => "TensorListPopBack",
+            ListLen => "TensorListLength",
+            ListStack { .. } => "TensorListStack",
         }
     }
 
@@ -243,6 +269,12 @@ impl Op {
             Range { .. } => "range",
             Eye { .. } => "eye",
             Identity => "identity",
+            ListNew { .. } => "list_new",
+            ListPush => "list_push",
+            ListLast => "list_last",
+            ListDrop => "list_drop",
+            ListLen => "list_len",
+            ListStack { .. } => "list_stack",
         }
     }
 
@@ -259,7 +291,15 @@ impl Op {
             Gather => Some(2),
             RangeCheck => Some(3),
             Concat { .. } | Stack { .. } => None,
-            Fill { .. } | Range { .. } | Eye { .. } => Some(0),
+            Fill { .. } | Range { .. } | Eye { .. } | ListNew { .. } => Some(0),
+            ListPush => Some(2),
+            ListLast | ListDrop | ListLen | ListStack { .. } => Some(1),
         }
+    }
+
+    /// The list ops, whose first input (`ListNew`: output) is a list.
+    pub fn is_list_op(&self) -> bool {
+        use Op::*;
+        matches!(self, ListNew { .. } | ListPush | ListLast | ListDrop | ListLen | ListStack { .. })
     }
 }

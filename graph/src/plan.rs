@@ -77,13 +77,19 @@ impl Plan {
                 *slot = Some(i);
             }
         }
-        let (op_sigs, value_sigs) = op_signatures(lib, f);
+        let (op_sigs, value_sigs, inferred) = op_signatures(lib, f);
         let donor = f
             .nodes
             .iter()
             .enumerate()
             .map(|(i, node)| {
-                let (Node::Op { inputs, .. }, Some(out)) = (node, op_sigs[i].as_ref()) else {
+                // A list's push may take the list (its `DYN` signature is the
+                // output's) though unplanned; no other op on a `DYN` value.
+                let out = match node {
+                    Node::Op { op: crate::op::Op::ListPush, .. } => inferred[i].as_ref(),
+                    _ => op_sigs[i].as_ref(),
+                };
+                let (Node::Op { inputs, .. }, Some(out)) = (node, out) else {
                     return None;
                 };
                 inputs.iter().position(|v| {
@@ -101,12 +107,15 @@ impl Plan {
     }
 }
 
-/// Each `Op` node's output signature (None when a signature cannot be
-/// inferred: the executor then infers at run time), and every value's
-/// signature in order as far as known.
-fn op_signatures(lib: &Library, f: &Function) -> (Vec<Option<Sig>>, Vec<Sig>) {
+/// Each `Op` node's output signature for the executor (None when it
+/// cannot be inferred or involves a list's length: the executor then infers
+/// at run time), every value's signature in order as far as known, and
+/// each `Op` node's inferred output signature (list lengths `DYN`).
+#[allow(clippy::type_complexity)]
+fn op_signatures(lib: &Library, f: &Function) -> (Vec<Option<Sig>>, Vec<Sig>, Vec<Option<Sig>>) {
     let mut values: Vec<Sig> = f.params.clone();
     let mut out = Vec::with_capacity(f.nodes.len());
+    let mut inferred = Vec::with_capacity(f.nodes.len());
     for node in &f.nodes {
         let sigs: Option<Vec<Sig>> = match node {
             Node::Const(t) => Some(vec![(t.dtype(), t.shape().to_vec())]),
@@ -121,12 +130,21 @@ fn op_signatures(lib: &Library, f: &Function) -> (Vec<Option<Sig>>, Vec<Sig>) {
         let Some(sigs) = sigs else {
             // Unknown from here on: leave the rest to run-time inference.
             out.resize(f.nodes.len(), None);
-            return (out, values);
+            inferred.resize(f.nodes.len(), None);
+            return (out, values, inferred);
         };
-        out.push(if matches!(node, Node::Op { .. }) { sigs.first().cloned() } else { None });
+        // An op on or giving a list-length dimension (`list.rs`) is inferred
+        // again at execution, on the real lengths.
+        let dynamic = match node {
+            Node::Op { inputs, .. } => inputs.iter().any(|v| values.get(v.0 as usize).is_some_and(|s| crate::list::has_dyn(&s.1))),
+            _ => false,
+        };
+        let planned = sigs.first().filter(|s| !dynamic && !crate::list::has_dyn(&s.1)).cloned();
+        out.push(if matches!(node, Node::Op { .. }) { planned } else { None });
+        inferred.push(if matches!(node, Node::Op { .. }) { sigs.first().cloned() } else { None });
         values.extend(sigs);
     }
-    (out, values)
+    (out, values, inferred)
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //!     (x3 x4)))
 //! ```
 //!
-//! Ops print as `(name inputs... :attr value ...)`; constants as
+//! Ops print as `(name inputs... :attr value ...)` (list ops too: `(list_push
+//! x3 x5)`, a list's signature `float32 [? 2]`, `?` its length); constants as
 //! `(const dtype [shape] elements)` with exact float text; functions are named
 //! by their name, or `name#id` when another function shares it.
 
@@ -23,8 +24,9 @@ fn list<T>(items: impl IntoIterator<Item = T>, f: impl Fn(T) -> String) -> Strin
     format!("({})", parts.join(" "))
 }
 
+/// `[2 3]`; a dimension known only at execution (a list's length) is `?`.
 fn shape(s: &[usize]) -> String {
-    let dims: Vec<String> = s.iter().map(usize::to_string).collect();
+    let dims: Vec<String> = s.iter().map(|&d| if d == crate::op::DYN { "?".to_string() } else { d.to_string() }).collect();
     format!("[{}]", dims.join(" "))
 }
 
@@ -66,7 +68,8 @@ fn attrs(op: &Op) -> Vec<(&'static str, String)> {
         | Op::ReduceMax { axis, keepdims }
         | Op::ReduceMin { axis, keepdims }
         | Op::ReduceMean { axis, keepdims } => vec![("axis", axes(axis)), ("keepdims", keepdims.to_string())],
-        Op::ArgMax { axis } | Op::Concat { axis } | Op::Stack { axis } => vec![("axis", axis.to_string())],
+        Op::ArgMax { axis } | Op::Concat { axis } | Op::Stack { axis } | Op::ListStack { axis } => vec![("axis", axis.to_string())],
+        Op::ListNew { shape: s, dtype } => vec![("dtype", dtype.to_string()), ("shape", shape(s))],
         Op::Cast { dtype } => vec![("dtype", dtype.to_string())],
         Op::Reshape { shape } => vec![("shape", list(shape, i64::to_string))],
         Op::Transpose { perm } => vec![("perm", opt(perm, |p| list(p, usize::to_string)))],

@@ -18,7 +18,7 @@ pub fn validate(lib: &Library) -> Result<(), String> {
 }
 
 pub(crate) fn fmt_sig((d, s): &Sig) -> String {
-    let dims: Vec<String> = s.iter().map(usize::to_string).collect();
+    let dims: Vec<String> = s.iter().map(|&x| if x == crate::op::DYN { "?".to_string() } else { x.to_string() }).collect();
     format!("{d} [{}]", dims.join(" "))
 }
 

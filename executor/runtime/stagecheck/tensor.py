@@ -323,6 +323,9 @@ def concat(values, axis):
 
 
 def stack(values, axis=0):
+    if getattr(type(values), '_sc_staged_list', False):
+        # A list built in staged control flow (staging/lists.py).
+        return values._sc_stack(axis)
     return Tensor(_n.apply('Stack', {'axis': axis.__index__()}, [_handle(v, None) for v in values]))
 
 

@@ -24,6 +24,10 @@ pub fn op_error(e: OpError, vm: &VirtualMachine) -> rustpython_vm::builtins::PyB
         ErrorKind::ZeroDivision => vm.new_zero_division_error(e.message),
         ErrorKind::RecursionLimit => vm.new_recursion_error(e.message),
         ErrorKind::Unimplemented => vm.new_not_implemented_error(e.message),
+        // A list's pop at execution: what Python's list raises.
+        ErrorKind::Index => vm.new_index_error(e.message),
+        // An op whose type would depend on a list's length: a limit of staging.
+        ErrorKind::Dynamic => _stagecheck_tensor::staging_error(e.message, vm),
         _ => vm.new_value_error(e.message),
     }
 }
@@ -68,7 +72,7 @@ pub(crate) mod _stagecheck_tensor {
         vm.ctx.new_exception_type("stagecheck", "StagingError", Some(vec![vm.ctx.exceptions.exception_type.to_owned()]))
     }
 
-    fn staging_error(message: String, vm: &VirtualMachine) -> PyBaseExceptionRef {
+    pub(crate) fn staging_error(message: String, vm: &VirtualMachine) -> PyBaseExceptionRef {
         let module = vm.import("_stagecheck_tensor", 0).expect("the module imports itself");
         let cls = module.get_attr("StagingError", vm).expect("StagingError is defined");
         let cls = PyTypeRef::try_from_object(vm, cls).expect("StagingError is a type");
@@ -283,10 +287,26 @@ pub(crate) mod _stagecheck_tensor {
         h.input.signature().0.name()
     }
 
+    /// A tensor's shape. A symbolic tensor with a list's length among its
+    /// dimensions (`graph::DYN`, a stacked list) has no shape Python could
+    /// use now: a StagingError rather than a number that is not its length.
     #[pyfunction]
-    fn shape(h: PyRef<Handle>, vm: &VirtualMachine) -> PyObjectRef {
+    fn shape(h: PyRef<Handle>, vm: &VirtualMachine) -> PyResult {
         let dims = h.input.signature().1;
-        vm.ctx.new_tuple(dims.into_iter().map(|d| vm.ctx.new_int(d).into()).collect()).into()
+        if stagecheck_graph::has_dyn(&dims) {
+            return Err(staging_error(
+                "the shape of a stacked list built in a staged loop: its length is known only at execution".into(),
+                vm,
+            ));
+        }
+        Ok(vm.ctx.new_tuple(dims.into_iter().map(|d| vm.ctx.new_int(d).into()).collect()).into())
+    }
+
+    /// How many references `obj` has (besides this call's own): whether a
+    /// list in a staged loop is held by one variable only (`staging/lists.py`).
+    #[pyfunction]
+    fn refcount(obj: PyObjectRef) -> usize {
+        obj.strong_count()
     }
 
     #[pyfunction]
@@ -304,6 +324,10 @@ pub(crate) mod _stagecheck_tensor {
     fn format(h: PyRef<Handle>) -> String {
         match &h.input {
             Input::Eager(t) => t.to_string(),
+            Input::Symbolic(s) if stagecheck_graph::has_dyn(&s.shape) => {
+                let dims: Vec<String> = s.shape.iter().map(|&d| if d == stagecheck_graph::DYN { "?".into() } else { d.to_string() }).collect();
+                format!("<symbolic {} [{}]>", s.dtype, dims.join(", "))
+            }
             Input::Symbolic(s) => format!("<symbolic {} {:?}>", s.dtype, s.shape),
         }
     }
@@ -319,7 +343,9 @@ pub(crate) mod _stagecheck_tensor {
                 let d = PyStrRef::try_from_object(vm, pair.as_slice()[0].clone())?;
                 let s = pair.as_slice()[1].clone();
                 let dtype = DType::from_name(&d.to_string_lossy()).ok_or_else(|| vm.new_type_error("unknown dtype"))?;
-                let dims: Vec<usize> = vm.extract_elements_with(&s, |o| usize::try_from_object(vm, o))?;
+                // None: a list's length (`graph::DYN`), for list loop variables.
+                let dims: Vec<usize> =
+                    vm.extract_elements_with(&s, |o| if vm.is_none(&o) { Ok(stagecheck_graph::DYN) } else { usize::try_from_object(vm, o) })?;
                 Ok((dtype, dims))
             })
             .collect()

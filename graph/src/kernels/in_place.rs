@@ -7,7 +7,8 @@
 //! else `in_place` returns false and leaves `dst` untouched. `MatMul` too:
 //! `matmul.rs`'s loops into a scratch buffer (they read the inputs while
 //! writing), then copied into the input's storage, which saves building,
-//! counting and later freeing a new tensor.
+//! counting and later freeing a new tensor. A list's push appends its row
+//! in place (`list.rs`).
 
 use super::elem::{maximum, minimum, relu, Float, Number};
 use super::elementwise::is_suffix;
@@ -20,6 +21,9 @@ use ndarray::ArrayD;
 /// `op` on `dst` (input `k`) and `other` (the other input of a binary op),
 /// written into `dst`; false when not done.
 pub(crate) fn in_place(op: &Op, dst: &mut Data, k: usize, other: Option<&Data>) -> bool {
+    if op.is_list_op() {
+        return crate::list::in_place(op, dst, k, other);
+    }
     match (dst, other) {
         (Data::F32(a), None) => unary_float(op, a),
         (Data::F64(a), None) => unary_float(op, a),

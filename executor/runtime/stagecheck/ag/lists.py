@@ -1,6 +1,9 @@
-"""List operations staged code replaces (TensorFlow's TensorList): the
-`call_trees` converter routes `l.append(x)` and `l.pop()` through
-`converted_call`, which hands bound methods of staged lists to these."""
+"""List operations staged code replaces (TensorFlow's TensorList). The
+converter emits no call of these: `l.append(x)` stays a call of the
+list's own method through `converted_call`, and the staging runtime lowers
+a list grown in staged control flow itself (staging/lists.py: the list
+becomes a `StagedList`, whose `append` and `pop` record list ops). These
+keep AutoGraph's operator names for a converter that would emit them."""
 
 from stagecheck.ag import dispatch
 

@@ -18,6 +18,8 @@ What cannot be staged faithfully raises StagingError: a variable bound in
 only one branch of a staged `if` and used after it, a Python value that a
 staged branch or loop changes, a loop variable whose dtype or shape changes,
 Python side effects (mutating outer lists) inside staged control flow.
+A list of the function's own grown in staged control flow is lowered to
+list ops (lists.py).
 `print`, `sc.print`, `assert`, `sc.Variable` and `sc.py_function` are staged.
 
 One module per concern, like AutoGraph's operators:
@@ -34,6 +36,7 @@ One module per concern, like AutoGraph's operators:
 | printing                | print and sc.print in staged code (host nodes)             |
 | raises                  | exceptions while tracing -> raise nodes                    |
 | side_effects            | Python side effects under staged control flow              |
+| lists                   | lists in staged control flow -> list ops (TensorList)      |
 | undefined               | names staged control flow leaves without a value           |
 | structures              | symbolic values, flattened structures, signatures          |
 | placement               | `sc.device`                                                |
@@ -54,6 +57,7 @@ from stagecheck.staging.conditional_expressions import if_exp
 from stagecheck.staging.logical import and_, or_, compare, _eager_and, _eager_or, _eager_compare, _not
 from stagecheck.staging.asserts import _assert_staged, _eager_assert
 from stagecheck.staging import printing as _printing  # registers print's overload
+from stagecheck.staging import lists as _lists  # registers len's overload
 from stagecheck.staging.functions import Function, function
 from stagecheck.staging.placement import device
 

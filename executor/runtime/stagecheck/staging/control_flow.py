@@ -1,6 +1,8 @@
 """Staged control flow: `if` as a cond node, `while` and `for` as while
 nodes (AutoGraph's control_flow operators), each path traced into a graph
-function (`_traced`)."""
+function (`_traced`). Each is a scope of staged lists (lists.py): the
+lists its functions close over are carried as extra outputs / loop
+variables, and a trace stopped to promote a Python list starts again."""
 
 import _stagecheck_tensor as _n
 from stagecheck import tensor as _t
@@ -10,6 +12,7 @@ from stagecheck.staging.structures import Tensor, _signature, _same_python, _as_
 from stagecheck.staging.undefined import _Unusable
 from stagecheck.staging.raises import _run_path, _end_raising
 from stagecheck.staging.side_effects import _SideEffects, check_side_effect
+from stagecheck.staging import lists as _lists
 
 StagingError = _t.StagingError
 
@@ -67,17 +70,31 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
     the original may never read it."""
     if _signature(cond) != ('bool', ()):
         raise StagingError('the condition of a staged if must be a bool scalar, not %s %s' % _signature(cond))
+    before = get_state()
+
+    def attempt(lists):
+        set_state(tuple(_as_list(before)))
+        _if(cond, body, orelse, get_state, set_state, names, nouts, lists)
+    _lists.scoped('if', (body, orelse), attempt)
+
+
+def _if(cond, body, orelse, get_state, set_state, names, nouts, lists):
+    """`if_stmt` carrying the staged lists `lists` (staging/lists.py): both
+    branches start from their values and give them back, after the
+    state's tensors; the cond's last outputs are the lists after it."""
     init = _as_list(get_state())
+    init_lists = _lists.list_tensors(lists)
     outputs = names[:nouts]
 
     def trace(skip):
         def branch(fn):
             def run(_):
                 set_state(tuple(init))
+                _lists.set_lists(lists, init_lists)
                 fn()
                 state = _promote_flags(outputs, _as_list(get_state())[:nouts])
                 tensors = [v for i, v in enumerate(state) if isinstance(v, Tensor) and i not in skip]
-                return state, tensors
+                return state, tensors + _lists.list_tensors(lists)
             return run
         then = _traced('if_true', [], branch(body))
         orelse_ = _traced('if_false', [], branch(orelse))
@@ -89,11 +106,13 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
         outs = [Tensor(h) for h in _n.cond(cond._h, then_id, else_id)]
         if then_raised and else_raised:
             set_state(tuple(init))
+            _lists.set_lists(lists, init_lists)
             raise then_raised
         state = else_state if then_raised else then_state
         it = iter(outs)
         final = [next(it) if isinstance(v, Tensor) else v for v in state]
         set_state(tuple(final + init[nouts:]))
+        _lists.set_lists(lists, list(it))
         return
     one_sided = {i: ('true' if isinstance(b, _Undefined) else 'false')
                  for i, (a, b) in enumerate(zip(then_state, else_state))
@@ -111,6 +130,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
         else:
             final.append(next(it) if isinstance(v, Tensor) else v)
     set_state(tuple(final + init[nouts:]))
+    _lists.set_lists(lists, list(it))
 
 
 def _is_flag(name):
@@ -124,23 +144,38 @@ def _promote_flags(names, values):
     return [_t.constant(v) if _is_flag(n) and type(v) is bool else v for n, v in zip(names, values)]
 
 
-def _loop(kind, names, get_state, set_state, extra_init, test, step):
-    """A staged loop: the state's tensors and `extra_init` (a counter) are
+def _loop(kind, names, get_state, set_state, extra_init, test, step, fns):
+    """A staged loop: the state's tensors, `extra_init` (a counter) and the
+    staged lists the user functions `fns` close over (staging/lists.py) are
     the loop variables; `test(extra)` gives the bool scalar that continues
     it, `step(extra)` runs one iteration and gives the new `extra`."""
+    before = get_state()
+
+    def attempt(lists):
+        # A trace stopped to promote a list may have left its values bound.
+        set_state(tuple(_as_list(before)))
+        return _loop_with(kind, names, get_state, set_state, extra_init, test, step, lists)
+    return _lists.scoped(kind + ' loop', fns, attempt)
+
+
+def _loop_with(kind, names, get_state, set_state, extra_init, test, step, lists):
     init = _promote_flags(names, _as_list(get_state()))
+    # The lists' values before the loop (tracing rebinds them).
+    list_inits = [l._h for l in lists]
     # Names unbound before the loop are the body's own (`err = pred - y`):
     # not carried; reading one after the loop is refused (variables.ld).
     local = [i for i, v in enumerate(init) if isinstance(v, _Undefined)]
     slots = [i for i, v in enumerate(init) if isinstance(v, Tensor)]
     n_extra = len(extra_init)
-    params = [_signature(t) for t in extra_init] + [_signature(init[i]) for i in slots]
+    n_vars = n_extra + len(slots)
+    params = [_signature(t) for t in extra_init] + [_signature(init[i]) for i in slots] + [l._list_sig() for l in lists]
 
     def with_vars(tensors):
         state = list(init)
-        for i, t in zip(slots, tensors[n_extra:]):
+        for i, t in zip(slots, tensors[n_extra:n_vars]):
             state[i] = t
         set_state(tuple(state))
+        _lists.set_lists(lists, tensors[n_vars:])
         return tensors[:n_extra]
 
     def cond_fn(tensors):
@@ -163,7 +198,7 @@ def _loop(kind, names, get_state, set_state, extra_init, test, step):
                 if name.startswith('do_return'):
                     raise StagingError('a return inside a staged %s loop is not staged yet' % kind)
                 raise StagingError("'%s' is a Python value that a staged %s loop changes" % (name, kind))
-        return None, list(extra) + [state[i] for i in slots]
+        return None, list(extra) + [state[i] for i in slots] + _lists.list_tensors(lists)
 
     cond_id, _, cond_raised = _traced(kind + '_cond', params, cond_fn)
     if cond_raised:
@@ -173,10 +208,11 @@ def _loop(kind, names, get_state, set_state, extra_init, test, step):
         # A body that raises does so at the first iteration that runs it,
         # after the condition's ops and its own before the raise.
         body_id, _, _ = _traced(kind + '_body', params, body_fn)
-    handles = [t._h for t in extra_init] + [init[i]._h for i in slots]
+    handles = [t._h for t in extra_init] + [init[i]._h for i in slots] + list_inits
     outs = [Tensor(h) for h in _n.while_loop(cond_id, body_id, handles)]
     if cond_raised:
         set_state(tuple(init))
+        _lists.set_lists(lists, [Tensor(h) for h in handles[n_vars:]])
         raise cond_raised
     for i in local:
         init[i] = _Unusable(names[i])
@@ -187,7 +223,7 @@ def while_stmt(first_cond, test, body, get_state, set_state, names, opts):
     def step(extra):
         body()
         return extra
-    _loop('while', names, get_state, set_state, [], lambda extra: test(), step)
+    _loop('while', names, get_state, set_state, [], lambda extra: test(), step, (test, body))
 
 
 class SymbolicRange:
@@ -232,7 +268,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
             body(extra[0])
             return [extra[0] + delta]
 
-        return _loop('for', names, get_state, set_state, [start], test, step)
+        return _loop('for', names, get_state, set_state, [start], test, step, (body, extra_test))
 
     shape = _n.shape(iter_._h)
     if not shape:
@@ -247,7 +283,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
         body(Tensor(_n.apply('Gather', None, [iter_._h, i._h])))
         return [i + 1]
 
-    return _loop('for', names, get_state, set_state, [_t.constant(0)], test, step)
+    return _loop('for', names, get_state, set_state, [_t.constant(0)], test, step, (body, extra_test))
 
 
 def _eager_while(cond, test, body):

@@ -1,6 +1,7 @@
 """Python side effects while tracing: inside staged control flow they would
 run once per trace, not once per execution; every callee joins the guards
-of the traces in progress (guards.py)."""
+of the traces in progress (guards.py). A list's append or pop there is
+lowered to list ops when the list is the staged function's own (lists.py)."""
 
 from stagecheck import tensor as _t
 from stagecheck.staging.guards import _Guards, _record_call
@@ -24,6 +25,11 @@ def check_side_effect(f):
         return
     owner = getattr(f, '__self__', None)
     if isinstance(owner, (list, dict, set)) and getattr(f, '__name__', '') in _MUTATORS:
+        if type(owner) is list and f.__name__ in ('append', 'pop'):
+            # A list of a variable of the staged function becomes a list
+            # of the graph (lists.py): the trace starts again.
+            from stagecheck.staging.lists import on_mutation
+            on_mutation(owner, f.__name__)
         raise StagingError('%s.%s inside staged control flow mutates a Python object once when traced' % (type(owner).__name__, f.__name__))
 
 

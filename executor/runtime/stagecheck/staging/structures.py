@@ -6,6 +6,7 @@ from stagecheck import tensor as _t
 from stagecheck.staging.undefined import _Unusable
 
 Tensor = _t.Tensor
+StagingError = _t.StagingError
 
 
 def _staged_value(x):
@@ -28,6 +29,9 @@ class _Tensors:
             return ('tuple', [self._flatten(x) for x in v])
         if type(v) is list:
             return ('list', [self._flatten(x) for x in v])
+        if getattr(type(v), '_sc_staged_list', False):
+            raise StagingError('a list built in staged control flow is returned or passed on as a Python list: '
+                               'its length is known only at execution (return sc.stack(l))')
         return ('py', v)
 
     def refuse_unusable(self):
