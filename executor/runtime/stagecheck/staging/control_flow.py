@@ -61,27 +61,27 @@ def _check_branch_states(names, then_state, else_state, one_sided):
             raise StagingError("'%s' is a Python value that a staged if changes (%r or %r)" % (name, a, b))
 
 
-def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
+def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, lists=None):
     """`names[:nouts]` are the statement's outputs (live after it); the
     rest are names a branch binds that nothing reads after: reset before
     each branch and after the node, so no branch sees another's values.
     An output that only one branch binds (and was unbound before) becomes
     unusable rather than refused at once: liveness over-approximates, and
-    the original may never read it."""
+    the original may never read it.
+
+    `lists`: the staged lists the branches close over (staging/lists.py),
+    given by the scope the statement is (None: run as one); both branches
+    start from their values and give them back after the state's tensors,
+    and the cond's last outputs are the lists after it."""
     if _signature(cond) != ('bool', ()):
         raise StagingError('the condition of a staged if must be a bool scalar, not %s %s' % _signature(cond))
-    before = get_state()
+    if lists is None:
+        before = get_state()
 
-    def attempt(lists):
-        set_state(tuple(_as_list(before)))
-        _if(cond, body, orelse, get_state, set_state, names, nouts, lists)
-    _lists.scoped('if', (body, orelse), attempt)
-
-
-def _if(cond, body, orelse, get_state, set_state, names, nouts, lists):
-    """`if_stmt` carrying the staged lists `lists` (staging/lists.py): both
-    branches start from their values and give them back, after the
-    state's tensors; the cond's last outputs are the lists after it."""
+        def attempt(lists):
+            set_state(tuple(_as_list(before)))
+            if_stmt(cond, body, orelse, get_state, set_state, names, nouts, lists)
+        return _lists.scoped('if', (body, orelse), attempt)
     init = _as_list(get_state())
     init_lists = _lists.list_tensors(lists)
     outputs = names[:nouts]
@@ -89,8 +89,8 @@ def _if(cond, body, orelse, get_state, set_state, names, nouts, lists):
     def trace(skip):
         def branch(fn):
             def run(_):
-                set_state(tuple(init))
                 _lists.set_lists(lists, init_lists)
+                set_state(tuple(init))
                 fn()
                 state = _promote_flags(outputs, _as_list(get_state())[:nouts])
                 tensors = [v for i, v in enumerate(state) if isinstance(v, Tensor) and i not in skip]
@@ -144,21 +144,20 @@ def _promote_flags(names, values):
     return [_t.constant(v) if _is_flag(n) and type(v) is bool else v for n, v in zip(names, values)]
 
 
-def _loop(kind, names, get_state, set_state, extra_init, test, step, fns):
+def _loop(kind, names, get_state, set_state, extra_init, test, step, fns, lists=None):
     """A staged loop: the state's tensors, `extra_init` (a counter) and the
-    staged lists the user functions `fns` close over (staging/lists.py) are
-    the loop variables; `test(extra)` gives the bool scalar that continues
-    it, `step(extra)` runs one iteration and gives the new `extra`."""
-    before = get_state()
+    staged lists the user functions `fns` close over (`lists`, given by
+    the scope the loop is: staging/lists.py) are the loop variables;
+    `test(extra)` gives the bool scalar that continues it, `step(extra)`
+    runs one iteration and gives the new `extra`."""
+    if lists is None:
+        before = get_state()
 
-    def attempt(lists):
-        # A trace stopped to promote a list may have left its values bound.
-        set_state(tuple(_as_list(before)))
-        return _loop_with(kind, names, get_state, set_state, extra_init, test, step, lists)
-    return _lists.scoped(kind + ' loop', fns, attempt)
-
-
-def _loop_with(kind, names, get_state, set_state, extra_init, test, step, lists):
+        def attempt(lists):
+            # A trace stopped to promote a list may have left its values bound.
+            set_state(tuple(_as_list(before)))
+            return _loop(kind, names, get_state, set_state, extra_init, test, step, fns, lists)
+        return _lists.scoped(kind + ' loop', fns, attempt)
     init = _promote_flags(names, _as_list(get_state()))
     # The lists' values before the loop (tracing rebinds them).
     list_inits = [l._h for l in lists]
@@ -179,10 +178,7 @@ def _loop_with(kind, names, get_state, set_state, extra_init, test, step, lists)
         return tensors[:n_extra]
 
     def cond_fn(tensors):
-        c = test(with_vars(tensors))
-        if not isinstance(c, Tensor) or _signature(c) != ('bool', ()):
-            raise StagingError('the condition of a staged %s loop must stay a bool scalar tensor' % kind)
-        return None, [c]
+        return None, [_loop_condition(test(with_vars(tensors)), kind)]
 
     def body_fn(tensors):
         extra = step(with_vars(tensors))
@@ -219,11 +215,24 @@ def _loop_with(kind, names, get_state, set_state, extra_init, test, step, lists)
     with_vars(outs)
 
 
+def _loop_condition(c, kind):
+    if not isinstance(c, Tensor) or _signature(c) != ('bool', ()):
+        raise StagingError('the condition of a staged %s loop must stay a bool scalar tensor' % kind)
+    return c
+
+
 def while_stmt(first_cond, test, body, get_state, set_state, names, opts):
+    """`first_cond` is the test's first evaluation, already traced where the
+    loop starts (ag's while_stmt needed it to choose staging): it is the
+    first check, carried as a loop variable, and the body evaluates the test
+    again after each iteration. Python evaluates the test once per check;
+    tracing it again in the loop's condition function would run its effects
+    (a py_function, a print in a called function) once more per execution."""
     def step(extra):
         body()
-        return extra
-    _loop('while', names, get_state, set_state, [], lambda extra: test(), step, (test, body))
+        return [_loop_condition(test(), 'while')]
+    _loop('while', names, get_state, set_state, [_loop_condition(first_cond, 'while')], lambda extra: extra[0], step,
+          (test, body))
 
 
 class SymbolicRange:
