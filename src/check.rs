@@ -31,6 +31,10 @@ pub fn check_if(
     modes: &[Mode],
     go_on: impl Fn(&Outcome) -> bool,
 ) -> Result<Option<CheckReport>, InputError> {
+    if worker.target().is_some() {
+        let runs = crate::targets::runs(worker, (source, path), modes, &go_on)?;
+        return Ok(runs.map(|runs| CheckReport { file: path.to_string(), verdict: verdict(&runs), runs }));
+    }
     let mut runs = Vec::new();
     let original = worker
         .run(source, path)

@@ -10,9 +10,14 @@
 //! # about: what the program checks
 //! # origin: where it came from (fuzz findings: seed, index, generator version, date)
 //! # status: open | accepted | fixed | refused (entries added from findings)
+//! # target: autograph        (entries of a compiler under test: `crate::targets`)
+//! # version: TensorFlow 2.21.0   (the target's version the entry was made with)
 //! ```
 //! `replay` re-checks an entry against its expected verdict; [`add`] makes
-//! an entry from a (reduced) finding.
+//! an entry from a (reduced) finding. An entry with a `# target:` replays on
+//! that target's worker (one per target and thread, started at its first
+//! entry); where the target cannot run ([`Entry::unavailable`]: no
+//! TensorFlow venv) `stagecheck corpus replay` says so and skips it.
 
 pub mod add;
 
@@ -39,6 +44,8 @@ pub struct Entry {
     pub reason: Option<String>,
     pub origin: Option<String>,
     pub status: Option<String>,
+    /// The compiler under test it replays on (`# target:`), if any.
+    pub target: Option<String>,
     pub source: String,
 }
 
@@ -73,6 +80,7 @@ impl Entry {
             reason: field("reason"),
             origin: field("origin"),
             status: field("status"),
+            target: field("target"),
             path: path.to_path_buf(),
             source,
         })
@@ -80,7 +88,13 @@ impl Entry {
 
     /// Checks the entry; `Err` says how the verdict differs from the expected one.
     pub fn replay(&self, worker: &mut Worker) -> Result<Verdict, String> {
-        let report = check(worker, &self.source, &self.path.display().to_string(), &self.modes).map_err(|e| e.to_string())?;
+        let path = self.path.display().to_string();
+        let report = match &self.target {
+            Some(name) => with_target_worker(name, |w| check(w, &self.source, &path, &self.modes))
+                .map_err(|e| format!("{path}: {e}"))?,
+            None => check(worker, &self.source, &path, &self.modes),
+        };
+        let report = report.map_err(|e| e.to_string())?;
         self.judge(&report.verdict)?;
         Ok(report.verdict)
     }
@@ -107,6 +121,39 @@ impl Entry {
         }
         Ok(())
     }
+}
+
+impl Entry {
+    /// Why the entry's target cannot run here (None: it can, or it has none).
+    pub fn unavailable(&self) -> Option<String> {
+        let name = self.target.as_ref()?;
+        crate::targets::Target::resolve(name).err()
+    }
+}
+
+/// Runs `f` on this thread's worker of the target `name` (started at the
+/// first call; a target that cannot start is an error, said again at each call).
+fn with_target_worker<T>(name: &str, f: impl FnOnce(&mut Worker) -> T) -> Result<T, String> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    thread_local! {
+        static WORKERS: RefCell<HashMap<String, Worker>> = RefCell::new(HashMap::new());
+    }
+    WORKERS.with(|workers| {
+        let mut workers = workers.borrow_mut();
+        if !workers.contains_key(name) {
+            // A built-in target without its venv: made by the project's
+            // script (`corpus replay` skips such entries before this).
+            let target = crate::targets::Target::resolve(name)
+                .or_else(|why| match crate::targets::builtin_names().contains(&name) {
+                    true => crate::targets::install_venv().and_then(|()| crate::targets::Target::resolve(name)),
+                    false => Err(why),
+                })?;
+            let worker = Worker::for_target(&target, crate::executor::Config::default())?;
+            workers.insert(name.to_string(), worker);
+        }
+        Ok(f(workers.get_mut(name).expect("inserted above")))
+    })
 }
 
 /// Every `.py` file under `dir`, sorted by path.

@@ -20,6 +20,7 @@ pub mod oracle;
 pub mod planted;
 pub mod reduce;
 pub mod refusals;
+pub mod targets;
 pub mod worker;
 
 pub use stagecheck_executor as executor;

@@ -83,6 +83,11 @@ enum Command {
         /// same inputs (faster; only the final values are then compared).
         #[arg(long)]
         no_gpu_shadow: bool,
+        /// Run the program under a compiler under test instead (targets/README.md):
+        /// `autograph`, or the path of an executable speaking the targets protocol.
+        /// Its modes are those of --modes it runs.
+        #[arg(long, value_name = "TARGET")]
+        target: Option<String>,
     },
     /// Generate programs and check each in every mode; findings and a report
     /// go to reports/<timestamp>/ (or --out).
@@ -111,6 +116,11 @@ enum Command {
         /// with one, the report is rebuilt in place unless --out is given).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Also write kinds.md: the distinct findings for the compiler's
+        /// maintainers (each with its hits, both sides, its reduced program
+        /// and replay command), e.g. of a `fuzz --target` run.
+        #[arg(long)]
+        kinds: bool,
     },
     /// Shrink a program while its finding (kind and mode of divergence) holds;
     /// writes the reduced program, headed by the command that replays it.
@@ -142,13 +152,13 @@ fn main() -> ExitCode {
         Command::Corpus { action: CorpusAction::Replay { dir } } => commands::corpus::corpus_replay(&dir),
         Command::Corpus { action: CorpusAction::Add(args) } => commands::corpus::corpus_add(args),
         Command::Reduce(args) => commands::reduce::reduce_cmd(args),
-        Command::Check { file, modes, json, time_limit, oracle, no_gpu_shadow } => {
-            commands::check::check_cmd(&file, &modes, json, time_limit, oracle, !no_gpu_shadow)
+        Command::Check { file, modes, json, time_limit, oracle, no_gpu_shadow, target } => {
+            commands::check::check_cmd(&file, &modes, json, time_limit, oracle, !no_gpu_shadow, target.as_deref())
         }
         Command::Fuzz(args) => commands::fuzz::fuzz_cmd(args),
         Command::Generate(args) => commands::generate::generate_cmd(args),
         Command::Devices => Ok(commands::devices::devices()),
-        Command::Report { dirs, out } => commands::report::report_cmd(&dirs, out.as_deref()),
+        Command::Report { dirs, out, kinds } => commands::report::report_cmd(&dirs, out.as_deref(), kinds),
         Command::Corpus { action: CorpusAction::Review { dir, out } } => commands::corpus::corpus_review(&dir, &out),
     };
     match result {

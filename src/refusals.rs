@@ -27,6 +27,7 @@ const UNSTAGEABLE: &str = "the original's meaning depends on a Python value the 
 const NOT_YET: &str = "not staged yet: refused rather than staged wrong";
 const UNGUARDABLE: &str = "a trace is reused only while every Python value it read is unchanged (executor/src/tensors/guards.rs); this one cannot be checked without running user code, or is too large to check at every call";
 const DEFERRED: &str = "an exception raised while tracing one path of staged control flow becomes a raise node, raised when execution takes the path (issue 25); this one cannot be raised later as the original raises it (a handler of the trace would catch it now or never, its text shows a symbolic value, it carries a container the original may build anew at each raise, or its cause is the trace's own depth)";
+const TARGET: &str = "a compiler under test declined the program: its refusals are its own, counted by reason";
 const DTYPE: &str = "a graph value has one dtype and shape; the original changes it";
 
 /// The table. Order does not matter; [`intended`] takes the first match.
@@ -37,6 +38,9 @@ pub const INTENDED: &[Intended] = &[
         why: "ruff's parser (the converter's) rejects a program RustPython compiled: the converter cannot read it",
         example: None,
     },
+    // A compiler under test (`--target`, targets/README.md) declined the program itself, saying
+    // why (AutoGraph's ConversionError, its run-as-is fallbacks): its refusals are its own.
+    Intended { construct: "target", pattern: "*", why: TARGET, example: Some("corpus/autograph/001_for_else_refused.py") },
     Intended {
         construct: "printer",
         pattern: "*",

@@ -210,6 +210,7 @@ fn fuzz_run(out: &Path, seed: u64, programs: u64) -> Summary {
         reduce_time: Duration::ZERO,
         cpython: None,
         modes: fuzz::MODES.to_vec(),
+        target: None,
     };
     let stats = fuzz::run(&options, &|_| {}).expect("fuzz run");
     let summary = Summary::of_run(&options, &stats);

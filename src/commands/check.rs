@@ -16,8 +16,15 @@ pub(crate) fn check_cmd(
     time_limit: f64,
     oracle: Option<ExtraOracle>,
     gpu_shadow: bool,
+    target: Option<&str>,
 ) -> Result<ExitCode, InputError> {
     let config = stagecheck::executor::Config { gpu_shadow, ..config(time_limit, 512)? };
+    if let Some(name) = target {
+        if oracle.is_some() {
+            return Err(InputError("--oracle cpython compares RustPython's runs; a --target runs its own original under its own runtime".into()));
+        }
+        return check_target(file, modes, json, config, name);
+    }
     let python = match oracle {
         Some(ExtraOracle::Cpython) => Some(stagecheck::cpython::Python::find().map_err(InputError)?),
         None => None,
@@ -53,12 +60,37 @@ pub(crate) fn check_cmd(
     Ok(if report.verdict.is_finding() || cpython_finding { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
+/// `check --target NAME`: the program on the target's worker in the target's
+/// modes among `modes`, compared by the same oracle.
+fn check_target(file: &Path, modes: &[Mode], json: bool, config: stagecheck::executor::Config, name: &str) -> Result<ExitCode, InputError> {
+    let target = stagecheck::targets::Target::resolve(name).map_err(InputError)?;
+    let modes = target.modes_of(modes).map_err(InputError)?;
+    let source = read_program(file)?;
+    let path = file.display().to_string();
+    let mut worker = Worker::for_target(&target, config).map_err(InputError)?;
+    let version = worker.target_ready().map(|r| r.version.clone()).unwrap_or_default();
+    let report = check(&mut worker, &source, &path, &modes)?;
+    if json {
+        let mut doc = serde_json::to_value(&report).expect("report serialises");
+        doc["target"] = serde_json::json!({ "name": target.name, "version": version });
+        println!("{}", serde_json::to_string_pretty(&doc).expect("report serialises"));
+    } else {
+        println!("target {} ({version})", target.name);
+        print_report(&report);
+    }
+    Ok(if report.verdict.is_finding() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
 fn print_report(report: &stagecheck::check::CheckReport) {
     let modes: Vec<String> = report.runs.iter().map(|(m, _)| m.to_string()).collect();
     match &report.verdict {
         Verdict::Agree => println!("{}: agree ({})", report.file, modes.join(", ")),
         Verdict::Refused { mode, construct, reason, line } => {
-            let kind = if construct == "staging" { "StagingError" } else { "ConversionError" };
+            let kind = match construct.as_str() {
+                "staging" => "StagingError",
+                stagecheck::targets::REFUSAL => "refused by the target",
+                _ => "ConversionError",
+            };
             println!("{}: refused in {mode}: {}:{line}: {kind}: {construct}: {reason}", report.file, report.file)
         }
         Verdict::Diverged { mode, differences } => {

@@ -67,15 +67,21 @@ pub(crate) fn corpus_replay(dir: &Path) -> Result<ExitCode, InputError> {
         return Err(InputError(format!("{}: no .py files (is it the corpus directory?)", dir.display())));
     }
     let mut worker = Worker::new(Config::default());
-    let mut failed = 0;
+    let (mut failed, mut skipped) = (0, 0);
     for p in &paths {
         let entry = stagecheck::corpus::Entry::load(p).map_err(InputError)?;
+        if let Some(why) = entry.unavailable() {
+            println!("SKIP {}: target {} cannot run here: {why}", p.display(), entry.target.as_deref().unwrap_or_default());
+            skipped += 1;
+            continue;
+        }
         if let Err(e) = entry.replay(&mut worker) {
             println!("FAIL {e}");
             failed += 1;
         }
     }
-    println!("corpus: {} programs, {} as expected, {failed} not", paths.len(), paths.len() - failed);
+    let skipped_note = if skipped > 0 { format!(", {skipped} skipped (their target cannot run here)") } else { String::new() };
+    println!("corpus: {} programs, {} as expected, {failed} not{skipped_note}", paths.len(), paths.len() - failed - skipped);
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 

@@ -49,14 +49,29 @@ pub(crate) struct FuzzArgs {
     /// inputs (faster; only the final values are then compared).
     #[arg(long)]
     no_gpu_shadow: bool,
+    /// Fuzz a compiler under test instead (targets/README.md): `autograph`,
+    /// or the path of an executable speaking the targets protocol. Programs
+    /// run in the target's modes; --family both means the target's family.
+    #[arg(long, value_name = "TARGET")]
+    target: Option<String>,
 }
 
 pub(crate) fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
     use stagecheck::fuzz::{self, Families};
-    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit, reduce_time, oracle, gpu, no_gpu_shadow } = args;
+    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit, reduce_time, oracle, gpu, no_gpu_shadow, target } = args;
     let mut modes = fuzz::MODES.to_vec();
     if gpu {
         modes.push(Mode::StagedGpu);
+    }
+    let target = match target.as_deref() {
+        Some(_) if gpu || oracle.is_some() => {
+            return Err(InputError("--target runs the target's own modes: no --gpu, no --oracle with it".into()))
+        }
+        Some(name) => Some(stagecheck::targets::Target::resolve(name).map_err(InputError)?),
+        None => None,
+    };
+    if let Some(t) = &target {
+        modes = t.modes.clone();
     }
     stagecheck::modes::available(&modes).map_err(InputError)?;
     let cpython = match oracle {
@@ -66,11 +81,15 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
     let reduce_time = duration_or_zero("--reduce-time", &reduce_time)?;
     let (time, family) = (time.as_str(), family.as_str());
     let time = fuzz::parse_duration(time).ok_or_else(|| InputError(format!("--time: not a duration: {time:?} (try 90s, 10m, 1h)")))?;
-    let families = match family {
+    let families = match (family, target.as_ref().and_then(|t| t.family)) {
+        ("both", Some(stagecheck_generator::Family::Plain)) => Families::Plain,
+        ("both", Some(stagecheck_generator::Family::Tensor)) => Families::Tensor,
+        _ => match family {
         "plain" => Families::Plain,
         "tensor" => Families::Tensor,
         "both" => Families::Both,
         other => return Err(InputError(format!("--family: unknown family {other:?} (plain, tensor or both)"))),
+        },
     };
     if jobs == 0 {
         return Err(InputError("--jobs must be at least 1".into()));
@@ -89,6 +108,7 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
         reduce_time,
         cpython,
         modes,
+        target,
     };
     let bar = indicatif::ProgressBar::new_spinner();
     bar.enable_steady_tick(Duration::from_millis(200));

@@ -26,20 +26,31 @@ pub(crate) struct ReduceArgs {
     /// Wall-clock limit of each run of the first check, in seconds (candidates get a shorter one).
     #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
     time_limit: f64,
+    /// The compiler under test the finding is under (default: the header's
+    /// replay command's `--target`); candidates run on its workers.
+    #[arg(long, value_name = "TARGET")]
+    target: Option<String>,
 }
 
 pub(crate) fn reduce_cmd(args: ReduceArgs) -> Result<ExitCode, InputError> {
     use stagecheck::reduce::finding::{self, Target};
-    let ReduceArgs { file, modes, out, signature, time, time_limit } = args;
+    let ReduceArgs { file, modes, out, signature, time, time_limit, target: under_test } = args;
     let text = read_program(&file)?;
-    let modes = modes.or_else(|| finding::header_modes(&finding::split_header(&text).0)).unwrap_or_else(|| Mode::ALL.to_vec());
+    let header = finding::split_header(&text).0;
+    let under_test = under_test.or_else(|| finding::header_target(&header));
+    let under_test = under_test.map(|t| stagecheck::targets::Target::resolve(&t)).transpose().map_err(InputError)?;
+    let modes = modes.or_else(|| finding::header_modes(&header));
+    let modes = match &under_test {
+        Some(t) => t.modes_of(&modes.unwrap_or_else(|| t.modes.clone())).map_err(InputError)?,
+        None => modes.unwrap_or_else(|| Mode::ALL.to_vec()),
+    };
     let target = match signature.as_str() {
         "auto" => None,
         s => Some(s.parse::<Target>().map_err(|e| InputError(format!("--signature: {e}")))?),
     };
     let budget = duration_or_zero("--time", &time)?;
     let out = out.unwrap_or_else(|| finding::default_out(&file));
-    let options = finding::Options { modes, exec: config(time_limit, 512)?, budget, target };
+    let options = finding::Options { modes, under_test, exec: config(time_limit, 512)?, budget, target };
     let mut progress = |p: &stagecheck::reduce::Progress| {
         eprintln!("reduce: {:<20} {:>4} lines, {:>5} checks, {:>6.1} s", p.pass, p.lines, p.tests, p.elapsed.as_secs_f64())
     };
@@ -47,6 +58,6 @@ pub(crate) fn reduce_cmd(args: ReduceArgs) -> Result<ExitCode, InputError> {
     let r = &reduced.reduction;
     println!("{}: {} lines from {} ({}), {} checks in {:.1} s{}", out.display(), r.lines_after, r.lines_before,
         reduced.target, r.tests, r.elapsed.as_secs_f64(), if r.complete { "" } else { " (time budget reached)" });
-    println!("replay: {}", finding::replay_command(&options.modes, &out));
+    println!("replay: {}", finding::replay_command(&options.modes, options.under_test.as_ref(), &out));
     Ok(ExitCode::SUCCESS)
 }

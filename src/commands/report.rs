@@ -4,7 +4,7 @@ use stagecheck::input::InputError;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-pub(crate) fn report_cmd(dirs: &[PathBuf], out: Option<&Path>) -> Result<ExitCode, InputError> {
+pub(crate) fn report_cmd(dirs: &[PathBuf], out: Option<&Path>, kinds: bool) -> Result<ExitCode, InputError> {
     use stagecheck::fuzz::report;
     let summary = match (dirs, out) {
         ([dir], None) => report::rebuild(dir).map_err(InputError)?,
@@ -14,5 +14,9 @@ pub(crate) fn report_cmd(dirs: &[PathBuf], out: Option<&Path>) -> Result<ExitCod
     let at = out.unwrap_or(&dirs[0]);
     let runs = summary.runs.len();
     println!("report: {} ({runs} run{}, {} programs, {} findings)", at.join("index.html").display(), if runs == 1 { "" } else { "s" }, summary.programs, summary.stats.findings.len());
+    if kinds {
+        let page = stagecheck::fuzz::kinds::write(at).map_err(InputError)?;
+        println!("kinds: {}", page.display());
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -5,14 +5,16 @@
 //! fixed, and the entry is updated), or `accepted` with a reason
 //! (`--accepted`); an agreement is `fixed`; a refusal is `refused`, with
 //! the refusal's reason. The written entry is replayed before `add`
-//! returns; an entry that would not replay is not kept.
+//! returns; an entry that would not replay is not kept. A finding under a
+//! target (its replay command's `--target`) is checked on that target and
+//! its entry headed by `# target:` and the target's `# version:`.
 
 use super::{files, Entry};
 use crate::check::check;
 use crate::worker::Worker;
 use crate::modes::Mode;
 use crate::oracle::{Difference, Verdict};
-use crate::reduce::finding::{header_modes, split_header, Target};
+use crate::reduce::finding::{header_modes, header_target, split_header, Target};
 use std::path::{Path, PathBuf};
 
 pub struct Options {
@@ -30,8 +32,18 @@ pub struct Options {
 pub fn add(file: &Path, options: &Options, worker: &mut Worker) -> Result<PathBuf, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let (header, body) = split_header(&text);
-    let modes = options.modes.clone().or_else(|| header_modes(&header)).unwrap_or_else(|| Mode::ALL.to_vec());
-    let report = check(worker, body, &file.display().to_string(), &modes).map_err(|e| e.to_string())?;
+    let modes = options.modes.clone().or_else(|| header_modes(&header));
+    let under_test = header_target(&header).map(|t| crate::targets::Target::resolve(&t)).transpose()?;
+    let mut target_worker = match &under_test {
+        Some(t) => Some(Worker::for_target(t, crate::executor::Config::default())?),
+        None => None,
+    };
+    let modes = match &under_test {
+        Some(t) => t.modes_of(&modes.unwrap_or_else(|| t.modes.clone()))?,
+        None => modes.unwrap_or_else(|| Mode::ALL.to_vec()),
+    };
+    let version = target_worker.as_ref().and_then(|w| w.target_ready()).map(|r| r.version.clone());
+    let report = check(target_worker.as_mut().unwrap_or(worker), body, &file.display().to_string(), &modes).map_err(|e| e.to_string())?;
     let target = Target::of(&report.verdict);
     let (expect, reason, status) = match (&report.verdict, &options.accepted) {
         (Verdict::Diverged { .. }, Some(why)) => ("diverged", Some(format!("accepted: {why}")), "accepted"),
@@ -65,6 +77,10 @@ pub fn add(file: &Path, options: &Options, worker: &mut Worker) -> Result<PathBu
         format!("# expect: {expect}"),
     ];
     head.extend(reason.map(|r| format!("# reason: {r}")));
+    if let Some(t) = &under_test {
+        head.push(format!("# target: {}", t.name));
+        head.extend(version.map(|v| format!("# version: {v}")));
+    }
     head.extend([format!("# about: {about}"), format!("# origin: {origin}"), format!("# status: {status}")]);
     let entry = format!("{}\n\n{}", head.join("\n"), body.trim_start_matches('\n'));
     std::fs::create_dir_all(&options.dir).map_err(|e| format!("{}: {e}", options.dir.display()))?;

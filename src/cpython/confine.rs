@@ -1,4 +1,5 @@
-//! The CPython oracle's runs confined by the OS: the wrapper's importer is
+//! The CPython oracle's runs, and the Python targets' workers
+//! (`crate::targets`), confined by the OS: the wrapper's importer is
 //! Python code, and a program can reach the real `__import__` through its
 //! `__globals__` (`__import__.__globals__['builtins'].__import__('os')`), so
 //! the wrapper is no sandbox by itself. Each run of the interpreter is
@@ -8,8 +9,11 @@
 //! libraries), executed only where they are the interpreter itself or the
 //! dynamic loader (so `os.system` and `subprocess` cannot start a shell or
 //! any other command), never written, created or removed; no TCP bind or
-//! connect (ABI 4); no signals out (ABI 6). The rlimits (address space, CPU)
-//! are the wrapper's own. Where the kernel has no Landlock the oracle says so
+//! connect (ABI 4); no signals out (ABI 6). A target's worker also reads
+//! `/proc` and `/sys` (TensorFlow reads its CPU's features there) and writes
+//! beneath one private temporary directory of its own (AutoGraph writes each
+//! converted function there as a module). The rlimits (address space, CPU)
+//! are the wrapper's own. Where the kernel has no Landlock the caller says so
 //! once on stderr and runs without it.
 //!
 //! The ruleset is built before `fork` (opening the paths allocates); the
@@ -28,8 +32,9 @@ const SYSTEM_READ: &[&str] = &["/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/d
 const LOADERS: &[&str] = &["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"];
 
 /// A ruleset for one run of `executable` (prefixes: `sys.prefix`,
-/// `sys.base_prefix`), or why there is none.
-pub fn ruleset(executable: &Path, prefixes: &[PathBuf]) -> Result<RulesetCreated, String> {
+/// `sys.base_prefix`, and any other directory it may read), writing only
+/// beneath `writable`, or why there is none.
+pub fn ruleset(executable: &Path, prefixes: &[PathBuf], writable: &[PathBuf]) -> Result<RulesetCreated, String> {
     let abi = ABI::V6;
     let read = AccessFs::ReadFile | AccessFs::ReadDir;
     let mut created = Ruleset::default()
@@ -44,6 +49,12 @@ pub fn ruleset(executable: &Path, prefixes: &[PathBuf]) -> Result<RulesetCreated
         let access = if path.is_dir() { read } else { AccessFs::ReadFile.into() };
         created = created.add_rule(PathBeneath::new(fd, access)).map_err(|e| e.to_string())?;
     }
+    for path in writable.iter().filter(|p| p.is_dir()) {
+        let fd = PathFd::new(path).map_err(|e| e.to_string())?;
+        let mut access = AccessFs::from_all(abi);
+        access.remove(AccessFs::Execute);
+        created = created.add_rule(PathBeneath::new(fd, access)).map_err(|e| e.to_string())?;
+    }
     let runnable = std::iter::once(executable.to_path_buf()).chain(LOADERS.iter().filter_map(|l| std::fs::canonicalize(l).ok()));
     for path in runnable.filter(|p| p.is_file()) {
         let fd = PathFd::new(&path).map_err(|e| e.to_string())?;
@@ -52,14 +63,15 @@ pub fn ruleset(executable: &Path, prefixes: &[PathBuf]) -> Result<RulesetCreated
     Ok(created)
 }
 
-/// Puts `command` under `ruleset` when it runs (in the child, before exec).
-pub fn apply(command: &mut std::process::Command, ruleset: Result<RulesetCreated, String>) {
+/// Puts `command` under `ruleset` when it runs (in the child, before exec);
+/// `who` names the runs in the one line said where there is no ruleset.
+pub fn apply(command: &mut std::process::Command, ruleset: Result<RulesetCreated, String>, who: &str) {
     use std::os::unix::process::CommandExt;
     let ruleset = match ruleset {
         Ok(r) => Mutex::new(Some(r)),
         Err(why) => {
             static SAID: Once = Once::new();
-            SAID.call_once(|| eprintln!("stagecheck: --oracle cpython runs without Landlock here: {why}"));
+            SAID.call_once(|| eprintln!("stagecheck: {who} runs without Landlock here: {why}"));
             return;
         }
     };

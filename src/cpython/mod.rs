@@ -5,8 +5,10 @@
 //! user globals). A difference is a RustPython bug (or a CPython one), not
 //! the converter's: its own kind of finding, mode `cpython`.
 //!
-//! CPython runs `wrapper.py` (passed with `-c`, nothing written to disk) as a
-//! subprocess: the program on stdin, under an address-space limit
+//! CPython runs `wrapper.py` after the targets' Python kit
+//! (`targets/python/stagecheck_target.py`, which runs the program and renders
+//! its outcome for the targets too: one renderer, [`crate::targets`]), passed
+//! with `-c`, nothing written to disk, as a subprocess: the program on stdin, under an address-space limit
 //! (`RLIMIT_AS`: twice the executor's memory budget plus 256 MiB), a CPU-time
 //! limit and a wall-clock timeout (the executor's limit plus 1 s), with
 //! `PYTHONHASHSEED=0` like the sandbox. The wrapper mirrors the sandbox
@@ -40,15 +42,20 @@
 //! so `fuzz --oracle cpython` checks plain programs several times slower.
 
 use crate::executor::{Config as ExecConfig, Outcome, Terminal, Value};
+use crate::targets::protocol::canonical;
 use crate::oracle::{compare as compare_outcomes, Difference};
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod confine;
+pub(crate) mod confine;
 
-const WRAPPER: &str = include_str!("wrapper.py");
+/// The kit and the wrapper's `main`, one script.
+fn wrapper() -> &'static str {
+    static WRAPPER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    WRAPPER.get_or_init(|| format!("{}\n{}", crate::targets::PYTHON_KIT, include_str!("wrapper.py")))
+}
 
 /// A Python interpreter to compare with.
 #[derive(Clone, Debug)]
@@ -88,9 +95,9 @@ impl Python {
         let memory = 2 * limits.memory_limit as u64 + (256 << 20);
         let cpu = limits.time_limit.as_secs() + 2;
         let mut command = Command::new(&self.executable);
-        confine::apply(&mut command, confine::ruleset(&self.executable, &self.prefixes));
+        confine::apply(&mut command, confine::ruleset(&self.executable, &self.prefixes, &[]), "--oracle cpython");
         let child = command
-            .args(["-s", "-S", "-B", "-c", WRAPPER, path])
+            .args(["-s", "-S", "-B", "-c", wrapper(), path])
             .args([limits.stdout_limit.to_string(), memory.to_string(), cpu.to_string()])
             .env("PYTHONHASHSEED", "0")
             .env("PYTHONIOENCODING", "utf-8")
@@ -148,52 +155,18 @@ impl Python {
     }
 }
 
-/// The wrapper's JSON: an outcome, a compile error or a reason to skip.
+/// The wrapper's JSON: an outcome, a compile error or a reason to skip
+/// (the targets protocol's run replies, [`crate::targets::protocol::Reply`]).
 fn parse(out: &[u8]) -> Result<CpythonRun, String> {
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "snake_case")]
-    enum Reply {
-        Outcome(Outcome),
-        Uncompilable { message: String, line: u32 },
-        Skipped(String),
-    }
+    use crate::targets::protocol::{outcome_from_python, Reply};
     let reply: Reply = serde_json::from_slice(out).map_err(|e| if out.is_empty() { "no output".into() } else { e.to_string() })?;
     Ok(match reply {
-        Reply::Outcome(mut outcome) => {
-            for (_, v) in &mut outcome.globals {
-                canonical(v);
-            }
-            // Addresses named as RustPython's runs name theirs.
-            crate::executor::addresses::normalize(&mut outcome);
-            CpythonRun::Ran { outcome }
-        }
+        // Addresses named as RustPython's runs name theirs.
+        Reply::Outcome(outcome) => CpythonRun::Ran { outcome: outcome_from_python(outcome) },
         Reply::Uncompilable { message, line } => CpythonRun::Uncompilable { message, line },
         Reply::Skipped(reason) => CpythonRun::Skipped { reason },
+        Reply::Ready(_) | Reply::Refused { .. } | Reply::FellBack { .. } => return Err("a reply the wrapper does not give".into()),
     })
-}
-
-/// Sorts what render.rs sorts (set elements, instance attributes): the
-/// wrapper leaves that to this side, so both use `Value`'s order.
-fn canonical(v: &mut Value) {
-    match v {
-        Value::Set(items) | Value::FrozenSet(items) => {
-            items.iter_mut().for_each(canonical);
-            items.sort();
-        }
-        Value::List(items) | Value::Tuple(items) => items.iter_mut().for_each(canonical),
-        Value::Dict(entries) => entries.iter_mut().for_each(|(k, v)| {
-            canonical(k);
-            canonical(v)
-        }),
-        Value::Instance { attrs, base, .. } => {
-            attrs.iter_mut().for_each(|(_, v)| canonical(v));
-            attrs.sort_by(|a, b| a.0.cmp(&b.0));
-            if let Some(b) = base {
-                canonical(b);
-            }
-        }
-        _ => {}
-    }
 }
 
 /// What the CPython run gave.

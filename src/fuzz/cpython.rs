@@ -125,7 +125,7 @@ impl Stats {
             }
         }
         for f in &self.findings {
-            let _ = writeln!(m, "- finding `{}` (seed {} index {}, at {:.1} s): `stagecheck check {}{}`", f.id, f.seed, f.index, f.at_seconds, super::findings::replay_flags("cpython"), f.path.join("program.py").display());
+            let _ = writeln!(m, "- finding `{}` (seed {} index {}, at {:.1} s): `stagecheck check {}{}`", f.id, f.seed, f.index, f.at_seconds, super::findings::replay_flags("cpython", None), f.path.join("program.py").display());
         }
         m
     }

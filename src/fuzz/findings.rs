@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 pub struct Store {
     dir: PathBuf,
     known: HashSet<String>,
+    /// The target the run's programs ran under (`--target`): replayed with it.
+    pub target: Option<String>,
 }
 
 impl Store {
@@ -39,7 +41,7 @@ impl Store {
                 known.insert(name);
             }
         }
-        Ok(Store { dir: dir.to_path_buf(), known })
+        Ok(Store { dir: dir.to_path_buf(), known, target: None })
     }
 
     /// Known findings of the modes' oracle without `reduced.py` (a run killed
@@ -79,7 +81,7 @@ impl Store {
         let tmp = self.dir.join(format!(".tmp-{id}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp)?;
-        let oracle = replay_flags(&signature.mode);
+        let oracle = replay_flags(&signature.mode, self.target.as_deref());
         let program = format!(
             "# stagecheck finding {id}\n# seed {} index {} family {:?} generator {} constructs: {}\n# replay: stagecheck check {oracle}{}\n\n{}",
             case.seed,
@@ -108,8 +110,11 @@ impl Store {
 
 /// The flags `stagecheck check` needs to replay a finding whose signature
 /// names `mode`: the CPython oracle, or `staged-gpu`, which `check` runs only
-/// when asked for.
-pub fn replay_flags(mode: &str) -> String {
+/// when asked for; under a target, the target (its modes are `check`'s then).
+pub fn replay_flags(mode: &str, target: Option<&str>) -> String {
+    if let Some(t) = target {
+        return format!("--target {t} ");
+    }
     match mode {
         "cpython" => "--oracle cpython ".into(),
         "staged-gpu" => {

@@ -24,6 +24,7 @@
 pub mod case;
 pub mod cpython;
 pub mod findings;
+pub mod kinds;
 pub mod outcome;
 pub mod report;
 pub mod signature;
@@ -77,8 +78,12 @@ pub struct Options {
     pub reduce_time: Duration,
     /// The CPython oracle's interpreter (`--oracle cpython`), if on.
     pub cpython: Option<crate::cpython::Python>,
-    /// The modes each program runs in: [`MODES`], and `staged-gpu` with `--gpu`.
+    /// The modes each program runs in: [`MODES`], and `staged-gpu` with `--gpu`
+    /// (under a target: the target's modes).
     pub modes: Vec<Mode>,
+    /// The compiler under test (`--target`): every program runs on its
+    /// workers instead of stagecheck's own (`crate::targets`).
+    pub target: Option<crate::targets::Target>,
 }
 
 /// The modes every generated program runs in.
@@ -90,11 +95,13 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
     std::fs::create_dir_all(options.out.join("findings"))?;
     let mut initial = stats::Stats::new();
     initial.cpython = options.cpython.as_ref().map(|p| cpython::Stats { version: p.version.clone(), ..Default::default() });
+    initial.target = options.target.as_ref().map(|t| t.name.clone());
     let stats = Mutex::new(initial);
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let started = Instant::now();
-    let store = findings::Store::open(&options.out.join("findings"))?;
+    let mut store = findings::Store::open(&options.out.join("findings"))?;
+    store.target = options.target.as_ref().map(|t| t.name.clone());
     // Carry on after a run killed mid-reduction: reduce what it left unreduced.
     for (dir, kind, mode) in store.unreduced() {
         reduce_saved(&dir, &signature::Signature::named(kind, mode), options);
@@ -103,7 +110,10 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {
             scope.spawn(|| {
-                let mut worker = Worker::new(options.exec.clone());
+                let mut worker = Worker::spawn(options.target.as_ref(), options.exec.clone());
+                if let Some(ready) = worker.target_ready() {
+                    stats.lock().expect("stats").target_version.get_or_insert_with(|| ready.version.clone());
+                }
                 loop {
                     if stop.load(Ordering::Relaxed) || started.elapsed() >= options.time {
                         break;
@@ -188,6 +198,7 @@ fn reduce_saved(dir: &std::path::Path, signature: &signature::Signature, options
     }
     let reduce = ReduceOptions {
         modes: options.modes.clone(),
+        under_test: options.target.clone(),
         exec: options.exec.clone(),
         budget: options.reduce_time,
         target: signature.mode.parse().ok().map(|mode| Target { kind: signature.kind.clone(), mode }),

@@ -56,16 +56,24 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
                 // A finding must reproduce, and a mode that only ran out of
                 // time must also run out of time with a longer limit.
                 let again = if only_timed_out(&report.verdict) {
-                    let mut config = worker.config().clone();
-                    config.time_limit *= SLOW_FACTOR;
-                    check(&mut Worker::new(config), &case.program.source, &path, modes)
+                    let normal = worker.config().clone();
+                    let config = crate::executor::Config { time_limit: normal.time_limit * SLOW_FACTOR, ..normal.clone() };
+                    // A target's worker takes the longer limit in place (no restart).
+                    if worker.set_limits(&config) {
+                        let again = check(worker, &case.program.source, &path, modes);
+                        worker.set_limits(&normal);
+                        again
+                    } else {
+                        check(&mut worker.like(config), &case.program.source, &path, modes)
+                    }
                 } else {
                     check(worker, &case.program.source, &path, modes)
                 };
+                let under_target = worker.target().is_some();
                 match again {
                     Ok(again) if again.verdict.is_finding() => {
-                        let signature = Signature::of(&report.verdict, &case.program.constructs);
-                        let second = Signature::of(&again.verdict, &case.program.constructs);
+                        let signature = Signature::of_run(&report.verdict, &case.program.constructs, under_target);
+                        let second = Signature::of_run(&again.verdict, &case.program.constructs, under_target);
                         if second == signature {
                             Kind::Finding { signature, verdict: report.verdict }
                         } else {

@@ -246,7 +246,7 @@ pub fn markdown(summary: &Summary) -> String {
 
 /// The command that replays a finding.
 pub fn replay_command(f: &super::stats::Finding) -> String {
-    format!("stagecheck check {}{}", super::findings::replay_flags(&f.mode), f.path.join("program.py").display())
+    format!("stagecheck check {}{}", super::findings::replay_flags(&f.mode, f.target.as_deref()), f.path.join("program.py").display())
 }
 
 /// A count map's entries, largest first (ties by name).

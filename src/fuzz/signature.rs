@@ -10,7 +10,10 @@
 //! terminal difference by how each side ended (`completed -> raised
 //! NameError`), an uncompilable conversion by its error. Only stdout and
 //! globals differences, whose text says nothing of the cause, fall back on
-//! the program's constructs.
+//! the program's constructs; under a target ([`Signature::of_run`]) they
+//! are named by both sides' text too, names and numbers taken out (a
+//! compiler's message wording, printed in every program that prints its
+//! exceptions, is one finding, not one per set of constructs).
 
 use crate::oracle::{Difference, Verdict};
 use crate::executor::Terminal;
@@ -40,6 +43,24 @@ impl Signature {
             _ => String::new(),
         };
         Signature { kind: kind.to_string(), mode, constructs, detail }
+    }
+
+    /// [`Signature::of`], or under a target (`under_target`) with stdout and
+    /// globals differences named by what each side shows.
+    pub fn of_run(verdict: &Verdict, constructs: &[&'static str], under_target: bool) -> Signature {
+        let mut signature = Signature::of(verdict, constructs);
+        if let (true, Verdict::Diverged { differences, .. }) = (under_target, verdict) {
+            let key = |s: &str| super::outcome::reason_key("", s).trim_start_matches(": ").to_string();
+            match differences.first() {
+                Some(Difference::Stdout { original, other, .. }) => signature.detail = format!("stdout {} -> {}", key(original), key(other)),
+                Some(Difference::Global { original, other, .. }) => {
+                    let show = |v: &Option<crate::executor::Value>| v.as_ref().map_or("<absent>".to_string(), |v| key(&v.to_string()));
+                    signature.detail = format!("global {} -> {}", show(original), show(other));
+                }
+                _ => {}
+            }
+        }
+        signature
     }
 
     /// A signature of `kind` in `mode` known only by name (a saved finding's
@@ -117,5 +138,13 @@ mod tests {
         // Stdout says nothing of the cause: the constructs stand for it.
         let stdout = diverged(Difference::Stdout { line: 1, original: "a".into(), other: "b".into() });
         assert_ne!(Signature::of(&stdout, &["if"]).id(), Signature::of(&stdout, &["while"]).id());
+        // Under a target, both sides' text names it: one wording in two programs is one finding.
+        let wording = |name: &str| {
+            let original = format!("UnboundLocalError cannot access local variable '{name}' where it is not associated with a value");
+            diverged(Difference::Stdout { line: 2, original, other: format!("UnboundLocalError '{name}' is used before assignment") })
+        };
+        assert_eq!(Signature::of_run(&wording("v8"), &["if"], true).id(), Signature::of_run(&wording("v12"), &["while"], true).id());
+        assert_ne!(Signature::of_run(&wording("v8"), &["if"], true).id(), Signature::of_run(&stdout, &["if"], true).id());
+        assert_eq!(Signature::of_run(&stdout, &["if"], false), Signature::of(&stdout, &["if"]));
     }
 }

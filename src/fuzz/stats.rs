@@ -20,6 +20,9 @@ pub struct Finding {
     pub seed: u64,
     pub index: u64,
     pub at_seconds: f64,
+    /// The target it was found under (`--target`), replayed with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
 }
 
 /// The running totals at one moment of a run.
@@ -85,6 +88,15 @@ pub struct Stats {
     /// The CPython oracle's counts and findings (`--oracle cpython`), apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpython: Option<super::cpython::Stats>,
+    /// The target the run's programs ran under (`--target`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The target's version, as its worker said (`TensorFlow 2.21.0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_version: Option<String>,
+    /// Programs that hit each finding (by signature id), the first included.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hits: BTreeMap<String, u64>,
 }
 
 impl Default for Stats {
@@ -115,6 +127,9 @@ impl Stats {
             timeline: Vec::new(),
             interval: one_second(),
             cpython: None,
+            target: None,
+            target_version: None,
+            hits: BTreeMap::new(),
         }
     }
 
@@ -147,6 +162,7 @@ impl Stats {
             Kind::Invalid { .. } => self.invalid += 1,
             Kind::Finding { signature, .. } => {
                 self.finding_hits += 1;
+                *self.hits.entry(signature.id()).or_default() += 1;
                 self.unexpected_refusals += u64::from(signature.kind == "refusal");
                 if let Some(path) = saved {
                     self.findings.push(Finding {
@@ -156,6 +172,7 @@ impl Stats {
                         seed: case.seed,
                         index: case.index,
                         at_seconds: now.as_secs_f64(),
+                        target: self.target.clone(),
                     });
                 }
             }
@@ -207,6 +224,8 @@ impl Stats {
         self.invalid += other.invalid;
         self.finding_hits += other.finding_hits;
         self.check_micros += other.check_micros;
+        self.target = self.target.take().or_else(|| other.target.clone());
+        self.target_version = self.target_version.take().or_else(|| other.target_version.clone());
         for f in &other.findings {
             if !self.findings.iter().any(|g| g.id == f.id) {
                 self.findings.push(f.clone());
@@ -217,6 +236,7 @@ impl Stats {
             (&mut self.per_family, &other.per_family),
             (&mut self.refused_per_family, &other.refused_per_family),
             (&mut self.coverage, &other.coverage),
+            (&mut self.hits, &other.hits),
         ] {
             for (k, n) in theirs {
                 *mine.entry(k.clone()).or_default() += n;
@@ -235,7 +255,7 @@ impl Stats {
         let Some(c) = &mut self.cpython else { return };
         c.record(checked);
         if let (Some(path), super::cpython::Checked::Finding { signature, .. }) = (saved, checked) {
-            c.findings.push(Finding { id: signature.id(), mode: signature.mode.clone(), path, seed: case.seed, index: case.index, at_seconds: now.as_secs_f64() });
+            c.findings.push(Finding { id: signature.id(), mode: signature.mode.clone(), path, seed: case.seed, index: case.index, at_seconds: now.as_secs_f64(), target: None });
         }
     }
 

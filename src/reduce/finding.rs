@@ -66,6 +66,8 @@ impl std::str::FromStr for Target {
 
 pub struct Options {
     pub modes: Vec<Mode>,
+    /// The target the finding is under (`--target`), if any: candidates run on its workers.
+    pub under_test: Option<crate::targets::Target>,
     /// The limits of a normal check; candidates get a shorter time limit.
     pub exec: Config,
     pub budget: Duration,
@@ -85,7 +87,8 @@ const MIN_LIMIT: Duration = Duration::from_millis(50);
 /// while its finding holds. `Err` when it shows no finding, or not `target`.
 pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut dyn FnMut(&Progress)) -> Result<Reduced, String> {
     let modes = &options.modes;
-    let report = check(&mut Worker::new(options.exec.clone()), source, path, modes).map_err(|e| e.to_string())?;
+    let mut first = Worker::spawn(options.under_test.as_ref(), options.exec.clone());
+    let report = check(&mut first, source, path, modes).map_err(|e| e.to_string())?;
     let target = Target::of(&report.verdict).ok_or_else(|| {
         format!("{path}: no finding to reduce: {}", serde_json::to_string(&report.verdict).unwrap_or_default())
     })?;
@@ -103,7 +106,7 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
     // finding's cannot change whether a candidate holds, and are not run.
     let upto = modes.iter().position(|m| *m == target.mode).map_or(modes.len(), |i| i + 1);
     let modes = &modes[..upto];
-    let mut runner = Runner::new(&options.exec, &report);
+    let mut runner = Runner::new(&options.exec, &report, options.under_test.clone(), first);
     let mut holds = |candidate: &str| -> bool {
         let Some(mut report) = shows(check_if(&mut runner.worker, candidate, path, modes, go_on)) else { return false };
         if only_timed_out(&report.verdict) && runner.slow_limit() > runner.limit {
@@ -127,6 +130,7 @@ fn diverged(t: &Terminal) -> bool {
 /// [`MIN_LIMIT`], at most the normal limit.
 struct Runner {
     exec: Config,
+    under_test: Option<crate::targets::Target>,
     limit: Duration,
     worker: Worker,
     /// For a candidate that only ran out of time: [`SLOW_FACTOR`] x the limit.
@@ -134,9 +138,13 @@ struct Runner {
 }
 
 impl Runner {
-    fn new(exec: &Config, report: &CheckReport) -> Runner {
+    /// `first`: the worker of the first check, kept where it can take the
+    /// candidates' limit in place (a target's).
+    fn new(exec: &Config, report: &CheckReport, under_test: Option<crate::targets::Target>, mut first: Worker) -> Runner {
         let limit = Runner::limit_for(exec, report);
-        Runner { exec: exec.clone(), limit, worker: Worker::new(Config { time_limit: limit, ..exec.clone() }), slow: None }
+        let config = Config { time_limit: limit, ..exec.clone() };
+        let worker = if first.set_limits(&config) { first } else { Worker::spawn(under_test.as_ref(), config) };
+        Runner { exec: exec.clone(), under_test, limit, worker, slow: None }
     }
 
     fn limit_for(exec: &Config, report: &CheckReport) -> Duration {
@@ -153,7 +161,8 @@ impl Runner {
 
     fn slow(&mut self) -> &mut Worker {
         let config = Config { time_limit: self.slow_limit(), ..self.exec.clone() };
-        self.slow.get_or_insert_with(|| Worker::new(config))
+        let under_test = self.under_test.as_ref();
+        self.slow.get_or_insert_with(|| Worker::spawn(under_test, config))
     }
 
     /// After a kept candidate: a limit at least halved gets a fresh worker
@@ -162,7 +171,10 @@ impl Runner {
         let limit = Runner::limit_for(&self.exec, kept);
         if limit * 2 <= self.limit {
             self.limit = limit;
-            self.worker = Worker::new(Config { time_limit: limit, ..self.exec.clone() });
+            let config = Config { time_limit: limit, ..self.exec.clone() };
+            if !self.worker.set_limits(&config) {
+                self.worker = Worker::spawn(self.under_test.as_ref(), config);
+            }
             self.slow = None;
         }
     }
@@ -206,7 +218,7 @@ pub fn reduce_file(input: &Path, out: &Path, options: &Options, progress: &mut d
         format!("# reduced from: {}", input.display()),
     ];
     head.extend(header.iter().filter(|l| l.starts_with("# seed ")).map(|l| l.to_string()));
-    head.push(format!("# replay: {}", replay_command(&options.modes, out)));
+    head.push(format!("# replay: {}", replay_command(&options.modes, options.under_test.as_ref(), out)));
     let file = format!("{}\n\n{}", head.join("\n"), r.source);
     crate::fuzz::report::atomic_write(out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(reduced)
@@ -214,11 +226,20 @@ pub fn reduce_file(input: &Path, out: &Path, options: &Options, progress: &mut d
 
 /// The one command that replays a reduced program (in a build with planted
 /// bugs, with the `STAGECHECK_PLANT` that chose the bug).
-pub fn replay_command(modes: &[Mode], file: &Path) -> String {
+pub fn replay_command(modes: &[Mode], under_test: Option<&crate::targets::Target>, file: &Path) -> String {
     let modes: Vec<&str> = modes.iter().map(|m| m.name()).collect();
     let plant = std::env::var("STAGECHECK_PLANT").ok().filter(|_| cfg!(feature = "planted-bugs"));
     let plant = plant.map(|p| format!("STAGECHECK_PLANT={p} ")).unwrap_or_default();
-    format!("{plant}stagecheck check --modes {} {}", modes.join(","), file.display())
+    let target = under_test.map(|t| t.flag()).unwrap_or_default();
+    format!("{plant}stagecheck check {target}--modes {} {}", modes.join(","), file.display())
+}
+
+/// The target a header names: a corpus `# target:` line, or a replay command's `--target`.
+pub fn header_target(header: &[&str]) -> Option<String> {
+    header.iter().find_map(|l| {
+        let name = l.strip_prefix("# target:").or_else(|| l.split_once("--target ").map(|(_, rest)| rest))?;
+        name.split_whitespace().next().map(str::to_string)
+    })
 }
 
 /// The modes a header names: a corpus `# modes:` line, or a replay command's `--modes`.

@@ -25,6 +25,11 @@
 //! Landlock, seccomp), so that a program that got out of the VM still runs
 //! no command and reads no host file; [`Worker::confinement`] says how.
 //! `STAGECHECK_NO_CONFINE=1` turns that off. `tests/confine.rs`.
+//!
+//! [`Worker::for_target`] serves a target's runs instead (`crate::targets`:
+//! a compiler under test in its own runtime, its worker supervised by
+//! [`process::Live`] too); [`Worker::like`] makes another worker of the same
+//! kind, so the fuzz loop and the reducer run against whichever they were given.
 
 pub mod confine;
 pub mod process;
@@ -58,6 +63,7 @@ pub struct Worker {
 enum Backend {
     Process(process::Process),
     Thread(executor::Worker),
+    Target(crate::targets::process::TargetProcess),
 }
 
 impl Worker {
@@ -72,10 +78,73 @@ impl Worker {
         Worker { backend: Backend::Thread(executor::Worker::new(config)), phases: Phases::default() }
     }
 
+    /// A worker of `target` (its process started now: `Err` says why it cannot).
+    pub fn for_target(target: &crate::targets::Target, config: Config) -> Result<Worker, String> {
+        let p = crate::targets::process::TargetProcess::new(target, config)?;
+        Ok(Worker { backend: Backend::Target(p), phases: Phases::default() })
+    }
+
+    /// A worker of `target`'s, or stagecheck's own where there is none.
+    pub fn spawn(target: Option<&crate::targets::Target>, config: Config) -> Worker {
+        match target {
+            Some(t) => Worker::for_target(t, config).unwrap_or_else(|why| panic!("{why}")),
+            None => Worker::new(config),
+        }
+    }
+
+    /// Another worker of the same kind (stagecheck's, or the same target's)
+    /// with `config`.
+    pub fn like(&self, config: Config) -> Worker {
+        Worker::spawn(self.target(), config)
+    }
+
+    /// Takes `config`'s limits in place where it can: a target's worker
+    /// keeps its process (the supervisor enforces its time limit; starting
+    /// TensorFlow again costs seconds); stagecheck's own cannot (its limits
+    /// are built into its interpreter): `false`, make another.
+    pub fn set_limits(&mut self, config: &Config) -> bool {
+        match &mut self.backend {
+            Backend::Target(t) => {
+                t.set_config(config.clone());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The target this worker runs programs under, if any.
+    pub fn target(&self) -> Option<&crate::targets::Target> {
+        match &self.backend {
+            Backend::Target(t) => Some(t.target()),
+            _ => None,
+        }
+    }
+
+    /// What the target's worker said it is (name, version, modes).
+    pub fn target_ready(&self) -> Option<&crate::targets::protocol::Ready> {
+        match &self.backend {
+            Backend::Target(t) => t.ready(),
+            _ => None,
+        }
+    }
+
+    /// Runs `source` in `mode` on the target's worker; with the refusal a
+    /// part of it fell back on (run as written), if any.
+    ///
+    /// # Panics
+    /// On a worker that is not a target's.
+    pub fn run_target(&mut self, source: &str, path: &str, mode: crate::modes::Mode) -> (crate::modes::ModeRun, Option<crate::modes::RefusalInfo>) {
+        match &mut self.backend {
+            Backend::Target(t) => t.run(source, path, mode),
+            _ => panic!("run_target on stagecheck's own worker"),
+        }
+    }
+
     pub fn config(&self) -> &Config {
         match &self.backend {
             Backend::Process(p) => p.config(),
             Backend::Thread(t) => t.config(),
+            Backend::Target(t) => t.config(),
         }
     }
 
@@ -89,6 +158,7 @@ impl Worker {
         match &self.backend {
             Backend::Process(p) => p.pid(),
             Backend::Thread(_) => None,
+            Backend::Target(t) => t.pid(),
         }
     }
 
@@ -97,6 +167,7 @@ impl Worker {
         match &self.backend {
             Backend::Process(p) => p.confinement(),
             Backend::Thread(_) => None,
+            Backend::Target(_) => None,
         }
     }
 
@@ -118,6 +189,7 @@ impl Worker {
                 self.phases = t.last_phases();
                 reply
             }
+            Backend::Target(_) => panic!("a target's worker runs programs through run_target"),
         }
     }
 }

@@ -53,7 +53,10 @@ pub struct Process {
     pub started: u64,
 }
 
-struct Live {
+/// A running worker process of any kind (this binary's `__worker`, or a
+/// target's worker, `crate::targets`): the socket pair that is its stdin and
+/// stdout, framed messages with a deadline, the last of its stderr.
+pub(crate) struct Live {
     child: Child,
     socket: UnixStream,
     buffer: Vec<u8>,
@@ -62,13 +65,13 @@ struct Live {
     chunk: Box<[u8]>,
     stderr: Arc<Mutex<Vec<u8>>>,
     stderr_reader: Option<JoinHandle<()>>,
-    runs: u64,
+    pub(crate) runs: u64,
     baseline_rss: u64,
     confinement: Confinement,
 }
 
 /// Why no reply came.
-enum Stop {
+pub(crate) enum Stop {
     Timeout,
     Dead(String),
 }
@@ -99,40 +102,9 @@ impl Process {
     }
 
     fn start(&mut self) -> Result<(), String> {
-        let (ours, theirs) = UnixStream::pair().map_err(|e| format!("socketpair: {e}"))?;
-        let theirs = OwnedFd::from(theirs);
         let mut command = Command::new(&self.exe);
-        command.envs(mesa_cache_env());
-        let mut child = command
-            .arg(super::SUBCOMMAND)
-            .stdin(Stdio::from(theirs.try_clone().map_err(|e| e.to_string())?))
-            .stdout(Stdio::from(theirs))
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("{}: {e}", self.exe.display()))?;
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let mut pipe = child.stderr.take().expect("piped stderr");
-        let kept = stderr.clone();
-        let stderr_reader = std::thread::spawn(move || {
-            let mut chunk = [0u8; 1024];
-            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-                let mut kept = kept.lock().unwrap();
-                kept.extend_from_slice(&chunk[..n]);
-                let excess = kept.len().saturating_sub(STDERR_KEPT);
-                kept.drain(..excess);
-            }
-        });
-        let mut live = Live {
-            child,
-            socket: ours,
-            buffer: Vec::new(),
-            chunk: vec![0u8; 64 << 10].into_boxed_slice(),
-            stderr,
-            stderr_reader: Some(stderr_reader),
-            runs: 0,
-            baseline_rss: 0,
-            confinement: Confinement::default(),
-        };
+        command.envs(mesa_cache_env()).arg(super::SUBCOMMAND);
+        let mut live = Live::spawn(&mut command).map_err(|e| format!("{}: {e}", self.exe.display()))?;
         self.started += 1;
         let hello = Request::Hello { config: self.config.clone(), gpu: self.gpu };
         let ready = live.send(&hello).and_then(|()| live.receive(Instant::now() + STARTUP));
@@ -248,7 +220,50 @@ fn lost(terminal: Terminal, clock: Instant) -> Outcome {
 }
 
 impl Live {
-    fn send(&mut self, request: &Request) -> Result<(), Stop> {
+    /// Starts `command` with one end of a socket pair as its stdin and
+    /// stdout, its stderr kept (the last [`STDERR_KEPT`] bytes).
+    pub(crate) fn spawn(command: &mut Command) -> Result<Live, String> {
+        let (ours, theirs) = UnixStream::pair().map_err(|e| format!("socketpair: {e}"))?;
+        let theirs = OwnedFd::from(theirs);
+        let mut child = command
+            .stdin(Stdio::from(theirs.try_clone().map_err(|e| e.to_string())?))
+            .stdout(Stdio::from(theirs))
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        // The command holds this side's copy of the worker's end until it is
+        // dropped: closed now, so a worker that dies is an end of stream here.
+        command.stdin(Stdio::null()).stdout(Stdio::null());
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let mut pipe = child.stderr.take().expect("piped stderr");
+        let kept = stderr.clone();
+        let stderr_reader = std::thread::spawn(move || {
+            let mut chunk = [0u8; 1024];
+            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+                let mut kept = kept.lock().unwrap();
+                kept.extend_from_slice(&chunk[..n]);
+                let excess = kept.len().saturating_sub(STDERR_KEPT);
+                kept.drain(..excess);
+            }
+        });
+        Ok(Live {
+            child,
+            socket: ours,
+            buffer: Vec::new(),
+            chunk: vec![0u8; 64 << 10].into_boxed_slice(),
+            stderr,
+            stderr_reader: Some(stderr_reader),
+            runs: 0,
+            baseline_rss: 0,
+            confinement: Confinement::default(),
+        })
+    }
+
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub(crate) fn send(&mut self, request: &impl serde::Serialize) -> Result<(), Stop> {
         let frame = encode(request).map_err(|e| Stop::Dead(e.to_string()))?;
         let mut sent = 0;
         while sent < frame.len() {
@@ -268,7 +283,7 @@ impl Live {
         Ok(())
     }
 
-    fn receive(&mut self, deadline: Instant) -> Result<Reply, Stop> {
+    pub(crate) fn receive<R: serde::de::DeserializeOwned>(&mut self, deadline: Instant) -> Result<R, Stop> {
         self.fill(4, deadline)?;
         let len = frame_len(self.buffer[..4].try_into().unwrap()).map_err(|e| Stop::Dead(e.to_string()))?;
         self.fill(4 + len, deadline)?;
@@ -316,7 +331,7 @@ impl Live {
 
     /// Kills the worker (if it still lives), reaps it, and says how it ended:
     /// `why`, its exit status or signal, and the last lines of its stderr.
-    fn end(mut self, why: String) -> String {
+    pub(crate) fn end(mut self, why: String) -> String {
         let _ = self.child.kill();
         let status = self.child.wait();
         if let Some(reader) = self.stderr_reader.take() {

@@ -1,0 +1,18 @@
+# id: autograph-002
+# construct: chained
+# modes: original,unstaged
+# expect: diverged
+# reason: open: stdout line 2: original "<end of output>"; unstaged "mid"
+# target: autograph
+# version: TensorFlow 2.21.0
+# about: a chained comparison 1 < mid() < 3 evaluates its middle operand twice after conversion (mid prints twice)
+# origin: the prototype's kinds (issue 21), written small by hand; fuzz --target autograph finds it too (see README.md)
+# status: open
+# tf-issue: not found (searched tensorflow/tensorflow issues: chained comparison evaluated twice)
+
+def mid():
+    print("mid")
+    return 2
+def f():
+    return 1 < mid() < 3
+r = f()

@@ -1,0 +1,226 @@
+//! Targets: staging compilers under test in their own runtime
+//! (`--target NAME` on `check`, `fuzz`, `reduce`; corpus entries with a
+//! `# target:` line). stagecheck sends a program and a mode to a persistent
+//! worker process of the target and gets an outcome in the shape of its own
+//! runs, compared by the same oracle ([`crate::oracle::verdict`]). The
+//! protocol is `targets/README.md` ([`protocol`]); the supervision (socket
+//! pair as stdin/stdout, deadline, kill, restart, the crash message) is the
+//! worker processes' own ([`crate::worker::process`]), in [`process`].
+//!
+//! Built-in targets, each a worker script run by the Python of the venv
+//! `scripts/target-venv` makes ([`venv_python`]), after the Python kit
+//! ([`PYTHON_KIT`], which also runs the CPython oracle's programs):
+//!
+//! | name | family | modes | what runs |
+//! |---|---|---|---|
+//! | `autograph` | plain | original, unstaged | CPython; `tf.autograph.to_graph(f, recursive=True)` on each top-level function, called with Python values |
+//! | `tf-function` | tensor | original, staged | the `sc` API mapped onto TensorFlow (a shim); eager TensorFlow against `@sc.function` as `tf.function` |
+//!
+//! Any other NAME containing a `/` is an executable that speaks the protocol
+//! (a third party's converter, the protocol's tests): its `ready` says its
+//! modes. Programs under a target are not in RustPython's sandbox: the
+//! Python ones run under Landlock ([`crate::cpython::confine`]: read the
+//! interpreter's prefixes and the system's libraries, write one private
+//! temporary directory, run no other program, no network).
+//!
+//! A target's refusal (`refused`) is a verdict `Refused` with construct
+//! `target` (intended: `crate::refusals`); a run that `fell_back` (a part
+//! declined and run as written) is compared like any run, and is that
+//! refusal where it agrees with the original; `uncompilable` in `original` is
+//! bad input, as RustPython's syntax errors are; a worker that dies is a
+//! `crashed` run (a finding), one past the time limit a `diverged` one.
+
+pub mod process;
+pub mod protocol;
+
+use crate::executor::Outcome;
+use crate::input::InputError;
+use crate::modes::{Mode, ModeRun};
+use crate::worker::Worker;
+use stagecheck_generator::Family;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// The Python kit (rendering, capture, the sandbox's builtins, frames):
+/// the CPython oracle's wrapper and every Python target's worker start with it.
+pub const PYTHON_KIT: &str = include_str!("../../targets/python/stagecheck_target.py");
+
+/// The construct of every target refusal (`crate::refusals`).
+pub const REFUSAL: &str = "target";
+
+/// A staging compiler under test, and how to start its worker.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// `autograph`, or the executable's path.
+    pub name: String,
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    /// Python targets: what Landlock lets the interpreter read; None for an
+    /// executable of a third party (run as it is).
+    pub confine: Option<Vec<PathBuf>>,
+    /// The family of programs it takes, where it says (built-ins).
+    pub family: Option<Family>,
+    /// Its modes, `original` first: the built-ins' own; an executable's from its `ready`.
+    pub modes: Vec<Mode>,
+}
+
+/// A built-in target: name, family, modes, the worker script after the kit.
+struct Builtin {
+    name: &'static str,
+    family: Family,
+    modes: &'static [Mode],
+    script: &'static str,
+}
+
+const BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "autograph",
+        family: Family::Plain,
+        modes: &[Mode::Original, Mode::Unstaged],
+        script: include_str!("../../targets/autograph/worker.py"),
+    },
+    Builtin {
+        name: "tf-function",
+        family: Family::Tensor,
+        modes: &[Mode::Original, Mode::Staged],
+        script: include_str!("../../targets/tf_function/worker.py"),
+    },
+];
+
+/// The built-in targets' names.
+pub fn builtin_names() -> Vec<&'static str> {
+    BUILTINS.iter().map(|b| b.name).collect()
+}
+
+/// The venv of the TensorFlow targets (`scripts/target-venv` makes it):
+/// `$STAGECHECK_TF_VENV`, else `~/.cache/stagecheck/venv-tf`.
+pub fn venv_dir() -> PathBuf {
+    if let Some(v) = std::env::var_os("STAGECHECK_TF_VENV") {
+        return v.into();
+    }
+    let cache = std::env::var_os("STAGECHECK_CACHE").map(PathBuf::from).unwrap_or_else(|| {
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| "/root".into());
+        home.join(".cache/stagecheck")
+    });
+    cache.join("venv-tf")
+}
+
+/// The venv's python, or why there is none.
+pub fn venv_python() -> Result<PathBuf, String> {
+    let python = venv_dir().join("bin/python");
+    if python.is_file() {
+        Ok(python)
+    } else {
+        Err(format!(
+            "no TensorFlow venv at {}: run scripts/target-venv (it installs tensorflow-cpu and numpy with pip, once)",
+            venv_dir().display()
+        ))
+    }
+}
+
+/// Makes the TensorFlow venv with this checkout's `scripts/target-venv`
+/// (the tests' way: `corpus` entries of a target replayed by
+/// `tests/corpus.rs`); `Err` with the script's words where it cannot.
+pub fn install_venv() -> Result<(), String> {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/target-venv");
+    if !script.is_file() {
+        return Err(format!("no {} to make the venv with", script.display()));
+    }
+    let out = std::process::Command::new(&script).output().map_err(|e| format!("{}: {e}", script.display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+impl Target {
+    /// The target NAME names; `Err` says why it cannot run here.
+    pub fn resolve(name: &str) -> Result<Target, String> {
+        if let Some(b) = BUILTINS.iter().find(|b| b.name == name) {
+            let python = venv_python().map_err(|e| format!("target {name}: {e}"))?;
+            // The venv's python is a link to the base interpreter: Landlock
+            // needs the real file, and the venv and the base library read.
+            let real = std::fs::canonicalize(&python).unwrap_or_else(|_| python.clone());
+            let mut readable = vec![venv_dir()];
+            readable.extend(real.parent().and_then(|bin| bin.parent()).map(PathBuf::from));
+            readable.extend(["/proc", "/sys"].map(PathBuf::from));
+            let script = format!("{PYTHON_KIT}\n{}", b.script);
+            return Ok(Target {
+                name: name.to_string(),
+                program: python,
+                args: vec!["-s".into(), "-B".into(), "-c".into(), script.into()],
+                confine: Some(readable),
+                family: Some(b.family),
+                modes: b.modes.to_vec(),
+            });
+        }
+        if name.contains('/') {
+            let program = PathBuf::from(name);
+            if !program.is_file() {
+                return Err(format!("target {name}: no such file"));
+            }
+            let mut target =
+                Target { name: name.to_string(), program, args: Vec::new(), confine: None, family: None, modes: Vec::new() };
+            // Its modes are what its worker says it runs.
+            let ready = process::TargetProcess::probe(&target)?;
+            target.modes = parse_modes(&ready.modes).map_err(|e| format!("target {name}: {e}"))?;
+            return Ok(target);
+        }
+        Err(format!("unknown target {name:?}: built-in targets are {}; or give the path of an executable speaking targets/README.md's protocol", builtin_names().join(", ")))
+    }
+
+    /// `--target NAME` as a command line's flag (replay commands).
+    pub fn flag(&self) -> String {
+        format!("--target {} ", self.name)
+    }
+
+    /// `modes` cut to the target's: `Err` when none but `original` is left.
+    pub fn modes_of(&self, modes: &[Mode]) -> Result<Vec<Mode>, String> {
+        let mut out = vec![Mode::Original];
+        out.extend(modes.iter().copied().filter(|m| *m != Mode::Original && self.modes.contains(m)));
+        if out.len() == 1 {
+            let theirs: Vec<&str> = self.modes.iter().map(|m| m.name()).collect();
+            return Err(format!("target {} runs the modes {}: none of those asked for", self.name, theirs.join(", ")));
+        }
+        Ok(out)
+    }
+}
+
+/// A `ready`'s modes: `original` and at least one more, each a mode stagecheck knows.
+pub fn parse_modes(modes: &[String]) -> Result<Vec<Mode>, String> {
+    let modes: Vec<Mode> = modes.iter().map(|m| m.parse()).collect::<Result<_, _>>()?;
+    if modes.first() != Some(&Mode::Original) || modes.len() < 2 {
+        return Err(format!("a target's modes are original first and at least one more, not {modes:?}"));
+    }
+    Ok(modes)
+}
+
+/// `check`'s runs under a target: the program (source, path) in `modes` on
+/// the target's worker, original first. `None` when the original's outcome
+/// fails `go_on` (the reducer's early exit).
+pub fn runs(worker: &mut Worker, (source, path): (&str, &str), modes: &[Mode], go_on: &dyn Fn(&Outcome) -> bool) -> Result<Option<Vec<(Mode, ModeRun)>>, InputError> {
+    let original = match worker.run_target(source, path, Mode::Original).0 {
+        ModeRun::Ran { outcome } => outcome,
+        ModeRun::Uncompilable { message, line } => return Err(InputError(format!("{path}:{line}: {message}"))),
+        ModeRun::Refused { error } => return Err(InputError(format!("{path}: the target does not run it as written: {}", error.reason))),
+        ModeRun::ConverterCrashed { message } => return Err(InputError(format!("{path}: {message}"))),
+    };
+    if !go_on(&original) {
+        return Ok(None);
+    }
+    let mut runs = vec![(Mode::Original, ModeRun::Ran { outcome: original })];
+    for &mode in modes.iter().filter(|m| **m != Mode::Original) {
+        let run = match worker.run_target(source, path, mode) {
+            // Part ran as written: a difference is the converted rest's; no
+            // difference, the refusal.
+            (ModeRun::Ran { outcome }, Some(error)) => match &runs[0].1 {
+                ModeRun::Ran { outcome: original } if crate::oracle::compare(original, &outcome).is_empty() => ModeRun::Refused { error },
+                _ => ModeRun::Ran { outcome },
+            },
+            (run, _) => run,
+        };
+        runs.push((mode, run));
+    }
+    Ok(Some(runs))
+}

@@ -1,0 +1,135 @@
+"""The `autograph` target's worker (targets/README.md): TensorFlow's AutoGraph
+under test, on plain Python programs, without tensors.
+
+Modes:
+- `original`: the program as written, under this CPython.
+- `unstaged`: every function defined at the top level of the module
+  (a `def` directly in the module body, or in a top-level `if`/`try`/`with`
+  body) is replaced, right after its definition, by
+  `tf.autograph.to_graph(f, recursive=True)`; functions it calls are
+  converted on the fly by AutoGraph (`converted_call`). The functions are
+  called with Python values, so AutoGraph's operators take their Python
+  paths: a difference from `original` is AutoGraph's conversion changing the
+  program's meaning.
+
+Refusals: a function `to_graph` refuses (`ConversionError`, "not yet
+supported") stays unconverted, and every "could not transform ... and will
+run it as-is" fallback (AutoGraph's `_fall_back_unconverted`, recorded
+instead of logged) runs the function as written, as AutoGraph itself does
+under tf.function. The reply is then `fell_back` with AutoGraph's first
+reason: the rest of the program, converted, is still compared (a difference
+is AutoGraph's), and an agreeing run counts as refused.
+
+Globals: a converted function is rendered as the user's function it was made
+from (AutoGraph's copy has another qualname), so globals compare on values.
+
+Runs: stagecheck passes targets/python/stagecheck_target.py and this file,
+joined, to the venv's python (`-c`); see src/targets/mod.rs.
+"""
+
+import ast
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("AUTOGRAPH_VERBOSITY", "0")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+import tensorflow as tf  # noqa: E402
+from tensorflow.python.autograph.impl import api as ag_api  # noqa: E402
+
+tf.get_logger().setLevel("ERROR")
+tf.autograph.set_verbosity(0)
+
+CONVERT = "__stagecheck_autograph_convert__"
+
+
+class Run:
+    """What AutoGraph did during one run: refusals and converted functions."""
+
+    current = None
+
+    def __init__(self):
+        self.refusals = []
+        self.alias = {}
+        self.keep = []
+
+
+def _fall_back(f, args, kwargs, options, exc):
+    """AutoGraph's fallback, recorded as a refusal instead of a warning."""
+    if Run.current is not None:
+        name = getattr(f, "__qualname__", None) or repr(f)
+        line = getattr(getattr(f, "__code__", None), "co_firstlineno", 0)
+        Run.current.refusals.append((f"AutoGraph could not transform {name} and will run it as-is: "
+                                     f"{type(exc).__name__}: {exc}", line))
+    return ag_api._call_unconverted(f, args, kwargs, options)
+
+
+ag_api._fall_back_unconverted = _fall_back
+
+
+def convert(f):
+    import types as _types
+    if not isinstance(f, _types.FunctionType):
+        return f
+    run = Run.current
+    try:
+        converted = tf.autograph.to_graph(f, recursive=True)
+    except Exception as e:  # ConversionError, and anything else to_graph lets out
+        run.refusals.append((f"{type(e).__name__}: {e}", f.__code__.co_firstlineno))
+        return f
+    run.alias[id(converted)] = f
+    run.keep.append(converted)  # ids stay unique while the run lasts
+    return converted
+
+
+def _convert_calls(body):
+    """`f = CONVERT(f)` after each function definition in `body` (and in the
+    bodies of top-level compound statements other than def and class)."""
+    out = []
+    for stmt in body:
+        for field in ("body", "orelse", "finalbody"):
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and isinstance(getattr(stmt, field, None), list):
+                setattr(stmt, field, _convert_calls(getattr(stmt, field)))
+        for handler in getattr(stmt, "handlers", []) or []:
+            handler.body = _convert_calls(handler.body)
+        out.append(stmt)
+        if isinstance(stmt, ast.FunctionDef):
+            call = ast.Assign(
+                targets=[ast.Name(stmt.name, ast.Store())],
+                value=ast.Call(ast.Name(CONVERT, ast.Load()), [ast.Name(stmt.name, ast.Load())], []),
+            )
+            out.append(ast.copy_location(call, stmt))
+            ast.fix_missing_locations(call)
+            for node in ast.walk(call):
+                node.lineno = node.end_lineno = stmt.end_lineno
+                node.col_offset = node.end_col_offset = 0
+    return out
+
+
+def run_converted(code, source, path, mode, stdout_limit):
+    extra = {}
+    if mode == "unstaged":
+        tree = ast.parse(source, path)
+        tree.body = _convert_calls(tree.body)
+        code = compile(tree, path, "exec", dont_inherit=True)
+        extra[CONVERT] = convert
+    elif mode != "original":
+        return {"skipped": f"the autograph target has no mode {mode!r} (original, unstaged)"}
+    Run.current = current = Run()
+    try:
+        needs_native = []
+        reply = run_code(code, path, stdout_limit, sandbox_builtins(needs_native, extra), needs_native, current.alias)
+    finally:
+        Run.current = None
+    return with_refusals(reply, current.refusals)
+
+
+def run(request, limits):
+    return run_request(request, limits, run_converted)
+
+
+if __name__ == "__main__":
+    sys.setrecursionlimit(1000 + 4)
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(0)
+    serve({"name": "autograph", "version": f"TensorFlow {tf.__version__}", "modes": ["original", "unstaged"]}, run)

@@ -1,0 +1,300 @@
+"""stagecheck's Python target kit: one program run under CPython and its
+outcome in the JSON shape of stagecheck's own runs (serde's format of
+executor/src/outcome.rs and value.rs), and the frames of the targets
+protocol (targets/README.md).
+
+Used twice, never copied: the CPython oracle's wrapper (src/cpython/wrapper.py,
+one run per process) and every Python target's worker
+(targets/autograph/worker.py, targets/tf_function/worker.py: many runs per
+process). stagecheck passes this file and the worker's file, joined, to
+`python -c`, so nothing here is imported by name.
+
+What it mirrors of stagecheck's sandbox (executor/src/sandbox.rs): the same
+builtins removed, the same allow-listed importer and its messages, stdout and
+stderr into one capped buffer, the globals the program bound rendered like
+executor/src/render.rs (payloads read directly, no user __repr__ run). It is
+no sandbox: a program can reach the real importer through any function's
+__globals__. stagecheck confines the process instead (src/cpython/confine.rs).
+"""
+
+import builtins
+import json
+import linecache
+import struct
+import sys
+import time
+import types
+
+ALLOWED = ("math",)
+REMOVED = ("open", "input", "breakpoint", "help", "exit", "quit", "copyright", "credits", "license")
+MAX_DEPTH = 48
+MAX_NODES = 200_000
+HEAPTYPE = 1 << 9
+QUALNAME = type.__dict__["__qualname__"]
+
+
+class NeedsNative(BaseException):
+    """Raised by the importer for `stagecheck`: not a Python exception a program expects."""
+
+
+def lossy(s):
+    """RustPython's to_string_lossy: lone surrogates become U+FFFD."""
+    if any(0xD800 <= ord(c) < 0xE000 for c in s):
+        return "".join("\ufffd" if 0xD800 <= ord(c) < 0xE000 else c for c in s)
+    return s
+
+
+class Capture:
+    """sys.stdout and sys.stderr: one buffer of at most `limit` UTF-8 bytes."""
+
+    def __init__(self, limit):
+        self.parts, self.size, self.limit, self.truncated = [], 0, limit, False
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        text = lossy(s)
+        data = text.encode("utf-8")
+        room = max(self.limit - self.size, 0)
+        if len(data) > room:
+            text = data[:room].decode("utf-8", "ignore")
+            data = text.encode("utf-8")
+            self.truncated = True
+        self.parts.append(text)
+        self.size += len(data)
+        return len(s)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
+def str_of(obj):
+    return lossy(str.__str__(obj)) if isinstance(obj, str) else f"<{type(obj).__name__}>"
+
+
+class Renderer:
+    """Values as executor/src/value.rs's `Value` JSON. `alias` maps id() of an
+    object to the object rendered in its place (a converted function stands
+    for the user's function it was made from); `custom(renderer, obj)`
+    renders what a target knows better (its tensors), or returns None."""
+
+    def __init__(self, alias=None, custom=None):
+        self.path = []
+        self.nodes_left = MAX_NODES
+        self.alias = alias or {}
+        self.custom = custom
+
+    def render(self, obj):
+        obj = self.alias.get(id(obj), obj)
+        if self.nodes_left == 0 or len(self.path) >= MAX_DEPTH:
+            return {"kind": "truncated"}
+        self.nodes_left -= 1
+        if id(obj) in self.path:
+            pos = len(self.path) - 1 - self.path[::-1].index(id(obj))
+            return {"kind": "cycle", "v": len(self.path) - pos}
+        self.path.append(id(obj))
+        try:
+            return self.render_new(obj)
+        finally:
+            self.path.pop()
+
+    def render_new(self, obj):
+        if obj is None:
+            return {"kind": "none"}
+        if self.custom is not None:
+            mine = self.custom(self, obj)
+            if mine is not None:
+                return mine
+        cls = type(obj)
+        if cls is bool:
+            return {"kind": "bool", "v": obj}
+        if issubclass(cls, type):
+            return {"kind": "class", "v": {"qualname": str_of(QUALNAME.__get__(obj))}}
+        if issubclass(cls, types.FunctionType):
+            return {"kind": "function", "v": {"qualname": str_of(getattr(obj, "__qualname__", "?"))}}
+        if issubclass(cls, types.ModuleType):
+            return {"kind": "module", "v": {"name": str_of(getattr(obj, "__name__", "?"))}}
+        builtin = self.payload(obj, cls)
+        if not cls.__flags__ & HEAPTYPE:
+            return builtin or {"kind": "opaque", "v": {"type_name": cls.__name__}}
+        try:
+            d = object.__getattribute__(obj, "__dict__")
+        except Exception:
+            d = None
+        attrs = [[str_of(k), self.render(v)] for k, v in list(dict.items(d))] if isinstance(d, dict) else []
+        attrs.sort(key=lambda a: a[0])
+        return {"kind": "instance", "v": {"class": str_of(QUALNAME.__get__(cls)), "attrs": attrs, "base": builtin}}
+
+    def payload(self, obj, cls):
+        """The builtin value an object carries (render.rs's builtin_payload, same order)."""
+        if issubclass(cls, int):
+            return {"kind": "int", "v": int.__repr__(obj)}
+        if issubclass(cls, float):
+            return {"kind": "float", "v": struct.unpack("<Q", struct.pack("<d", float.__float__(obj)))[0]}
+        if issubclass(cls, complex):
+            bits = lambda x: struct.unpack("<Q", struct.pack("<d", x))[0]
+            return {"kind": "complex", "v": [bits(complex.real.__get__(obj)), bits(complex.imag.__get__(obj))]}
+        if issubclass(cls, str):
+            return {"kind": "str", "v": lossy(str.__str__(obj))}
+        if issubclass(cls, bytes):
+            return {"kind": "bytes", "v": list(memoryview(obj))}
+        if issubclass(cls, bytearray):
+            return {"kind": "byte_array", "v": list(memoryview(obj))}
+        if issubclass(cls, list):
+            return {"kind": "list", "v": [self.render(x) for x in list.copy(obj)]}
+        if issubclass(cls, tuple):
+            return {"kind": "tuple", "v": [self.render(x) for x in tuple.__getitem__(obj, slice(None))]}
+        if issubclass(cls, dict):
+            return {"kind": "dict", "v": [[self.render(k), self.render(v)] for k, v in list(dict.items(obj))]}
+        # Set elements in any order: the Rust side sorts them as render.rs does.
+        if issubclass(cls, set):
+            return {"kind": "set", "v": [self.render(x) for x in list(set.__iter__(obj))]}
+        if issubclass(cls, frozenset):
+            return {"kind": "frozen_set", "v": [self.render(x) for x in list(frozenset.__iter__(obj))]}
+        if cls is range:
+            return {"kind": "range", "v": [{"kind": "int", "v": repr(x)} for x in (obj.start, obj.stop, obj.step)]}
+        return None
+
+
+def raised(exc, path):
+    """An exception as the executor's `Terminal::Raised`; `line` is the
+    innermost frame of the program's own file."""
+    try:
+        message = lossy(str(exc))
+    except BaseException:
+        message = "<unprintable message>"
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename != "<string>":  # the kit's and the worker's own frames (-c)
+            frames.append({"file": code.co_filename, "line": tb.tb_lineno, "function": code.co_name})
+        tb = tb.tb_next
+    line = next((f["line"] for f in reversed(frames) if f["file"] == path), None)
+    return {"state": "raised", "exc_type": type(exc).__name__, "message": message, "line": line, "traceback": frames}
+
+
+def compile_program(source, path):
+    """The program's code object, or the `uncompilable` reply."""
+    try:
+        return compile(source, path, "exec", dont_inherit=True), None
+    except (SyntaxError, ValueError) as e:
+        return None, {"uncompilable": {"message": f"{type(e).__name__}: {e}", "line": getattr(e, "lineno", 1) or 1}}
+
+
+def sandbox_builtins(needs_native, extra=None):
+    """The builtins a program sees: the sandbox's removals and importer;
+    `extra` (a target's helpers) are builtins too, so no global is added."""
+    real_import = builtins.__import__
+
+    def sandbox_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level != 0:
+            raise ImportError("stagecheck sandbox: relative imports are not allowed", name=name)
+        if name.split(".")[0] in ("stagecheck", "_stagecheck_tensor"):
+            needs_native.append(name)
+            raise NeedsNative(name)
+        if name not in ALLOWED:
+            raise ImportError(f"stagecheck sandbox: import of '{name}' is not allowed (allowed: {', '.join(ALLOWED)})", name=name)
+        return real_import(name, globals, locals, fromlist, level)
+
+    scope_builtins = dict(builtins.__dict__)
+    for name in REMOVED:
+        scope_builtins.pop(name, None)
+    scope_builtins["__import__"] = sandbox_import
+    scope_builtins.update(extra or {})
+    return scope_builtins
+
+
+def run_code(code, path, stdout_limit, scope_builtins, needs_native, alias=None, custom=None):
+    """Runs `code` in a fresh module scope; the reply: `{"outcome": ...}`,
+    or `{"skipped": why}` for a program that imports stagecheck's native module."""
+    scope = {"__name__": "__main__", "__builtins__": scope_builtins}
+    initial = list(scope)
+    capture = Capture(stdout_limit)
+    real = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = capture
+    started = time.perf_counter()
+    try:
+        exec(code, scope)
+        terminal = {"state": "completed"}
+    except BaseException as exc:  # noqa: B036 - everything a program raises is an outcome
+        terminal = raised(exc, path)
+    finally:
+        micros = int((time.perf_counter() - started) * 1e6)
+        sys.stdout, sys.stderr = real
+    if needs_native:
+        return {"skipped": f"imports {needs_native[0]} (needs the native _stagecheck_tensor)"}
+    renderer = Renderer(alias, custom)
+    globals_ = [[str_of(k), renderer.render(v)] for k, v in list(scope.items())
+                if k not in initial and k != "__warningregistry__"]
+    outcome = {"terminal": terminal, "stdout": "".join(capture.parts), "stdout_truncated": capture.truncated,
+               "globals": globals_, "micros": micros}
+    return {"outcome": outcome}
+
+
+def run_request(request, limits, run):
+    """A target's run, its common frame: the request's program compiled (else
+    the `uncompilable` reply) and its source known to `inspect` (linecache:
+    converters read functions' source) while `run(code, source, path, mode,
+    stdout_limit)` makes the reply."""
+    source, path, mode = request["source"], request["path"], request["mode"]
+    code, uncompilable = compile_program(source, path)
+    if uncompilable:
+        return uncompilable
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    try:
+        return run(code, source, path, mode, int(limits.get("stdout_limit", 1 << 20)))
+    finally:
+        linecache.cache.pop(path, None)
+
+
+def with_refusals(reply, refusals):
+    """`reply` after a run in which the compiler declined parts, each
+    `(reason, line)`: `fell_back` (the rest ran converted) or `refused`."""
+    if not refusals:
+        return reply
+    reason, line = refusals[0]
+    if "outcome" in reply:
+        return {"fell_back": {"outcome": reply["outcome"], "reason": reason, "line": line}}
+    return {"refused": {"reason": reason, "line": line}}
+
+
+def read_frame(stream):
+    """One frame (4-byte little-endian length, that many bytes of JSON); None at the end."""
+    header = stream.read(4)
+    if len(header) < 4:
+        return None
+    (length,) = struct.unpack("<I", header)
+    body = stream.read(length)
+    if len(body) < length:
+        return None
+    return json.loads(body.decode("utf-8"))
+
+
+def write_frame(stream, message):
+    body = json.dumps(message).encode("utf-8")
+    stream.write(struct.pack("<I", len(body)) + body)
+    stream.flush()
+
+
+def serve(ready, run):
+    """The worker's loop (targets/README.md): answers `hello` with `ready`
+    (a dict: name, version, modes), then each `run` with `run(request, limits)`'s
+    reply, until stdin closes. Frames go over the real stdout only: anything
+    the target itself prints goes to stderr (which stagecheck keeps for a
+    crash's message)."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr
+    hello = read_frame(stdin)
+    if not hello or "hello" not in hello:
+        raise SystemExit("the first frame must be hello")
+    limits = hello["hello"].get("limits", {})
+    write_frame(stdout, {"ready": ready})
+    while True:
+        request = read_frame(stdin)
+        if request is None:
+            return
+        write_frame(stdout, run(request["run"], limits))
