@@ -89,6 +89,14 @@ pub struct Config {
     pub allow_device: bool,
     /// `bool()`/`int()`/`float()` of scalars, `.shape`/`.dtype` (tensor family).
     pub allow_conversions: bool,
+    /// `print`/`sc.print` inside staged functions: print nodes (tensor family).
+    pub allow_staged_print: bool,
+    /// `assert` of a tensor condition inside staged functions (tensor family).
+    pub allow_staged_assert: bool,
+    /// Module-level `sc.Variable`s assigned and read in staged code (tensor family).
+    pub allow_variables: bool,
+    /// `sc.py_function` of a Python function in staged code (tensor family).
+    pub allow_py_function: bool,
     /// Classes: methods, inheritance and `super`, properties, class-body scoping.
     pub allow_classes: bool,
     /// Classes with dunder operators (`__iadd__`, `__eq__`, `__bool__`, `__len__`, `__getitem__`/`__setitem__`, `__iter__`, ...).
@@ -195,6 +203,10 @@ impl Default for Config {
             allow_sc_print: true,
             allow_device: true,
             allow_conversions: true,
+            allow_staged_print: true,
+            allow_staged_assert: true,
+            allow_variables: true,
+            allow_py_function: true,
             allow_classes: true,
             allow_dunders: true,
             allow_with: true,

@@ -22,7 +22,8 @@
 //! `tensor.rs`/`tensor_expr.rs` (the builders; `tensor_python.rs` the Python
 //! values staged functions read, `tensor_raise.rs` their raises,
 //! `tensor_values.rs` dtypes and special values, `tensor_calls.rs` retraces,
-//! captures, closures, recursion and the top level), `scope.rs` (what is bound
+//! captures, closures, recursion and the top level, `tensor_host.rs` print,
+//! assert, Variables and `sc.py_function` in staged code), `scope.rs` (what is bound
 //! where), `types.rs`, `names.rs`, `emit.rs` (indentation).
 
 mod config;
@@ -37,6 +38,7 @@ mod scope;
 mod table;
 mod tensor;
 mod tensor_expr;
+mod tensor_host;
 mod tensor_calls;
 mod tensor_python;
 mod tensor_raise;

@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::gen::Gen;
 use crate::types::TTy;
 use crate::{plain, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family};
-use crate::{tensor_calls as tc, tensor_python as tp, tensor_raise as tr, tensor_values as tv};
+use crate::{tensor_calls as tc, tensor_host as th, tensor_python as tp, tensor_raise as tr, tensor_values as tv};
 use arbitrary::{Result, Unstructured};
 
 /// What the generator wants at this point.
@@ -234,6 +234,12 @@ pub static TABLE: &[Construct] = &[
     row("retrace_dtype", T, tc::can_retrace_dtype, |c| half(c.allow_retrace, c.weight_calls), tc::retrace_dtype),
     row("shape_dtype_read", T, tc::can_shape_dtype_read, |c| half(c.allow_conversions, c.weight_control), tc::shape_dtype_read),
     row("staged_recursion", T, tc::can_recursion, |c| gate(c.allow_staged_recursion, 2 + 2 * c.weight_calls), tc::recursion),
+    // ---- tensor family: host effects in staged code (tensor_host.rs) ---
+    row("staged_print", T, th::can_print, |c| half(c.allow_staged_print, c.weight_simple), th::print),
+    row("staged_assert", T, th::can_assert, |c| half(c.allow_staged_assert, c.weight_exceptions), th::assert_stmt),
+    row("variable_assign", T, th::can_variable_assign, |c| gate(c.allow_variables, 1 + c.weight_calls), th::variable_assign),
+    row("variable_read", T, th::can_variable_read, |c| gate(c.allow_variables, 1 + c.weight_calls), th::variable_read),
+    row("py_function", T, th::can_py_function, |c| gate(c.allow_py_function, 1 + c.weight_calls), th::py_function),
     // Program level (`decide`): how functions are made and results shown.
     row("staged_closure", T, never, |c| half(c.allow_staged_closures, c.weight_scoping), unreachable_build),
     row("sc_print", T, never, |c| half(c.allow_sc_print, c.weight_simple), unreachable_build),

@@ -8,8 +8,10 @@
 //!   in a block is read only inside it, except one bound in *both* branches
 //!   of a staged `if` (at their end, or at their start inside a loop, where
 //!   a `break`/`continue` could leave a branch before the end);
-//! - no `print`, no list mutation, no `return` except the function's last
-//!   statement, no `not` except at the top of a test;
+//! - no list mutation, no `return` except the function's last statement,
+//!   no `not` except at the top of a test; the Python effects written are
+//!   those staging performs at every execution (`tensor_host.rs`: print,
+//!   assert, Variables, `sc.py_function`);
 //! - Python control flow only on Python hyper-parameters (`k`) and module
 //!   knobs (`tensor_python.rs`), never changed inside a staged function;
 //! - staged `while` loops run on an int32 counter bumped first thing in the
@@ -31,6 +33,7 @@ use crate::table::Want;
 use crate::tensor_expr::{self as te, random_tty, tcond, tensor, wrap};
 use crate::tensor_python::{self, Knobs};
 use crate::tensor_calls::{self, Calls, PolyKind};
+use crate::tensor_host::{self, Host};
 use crate::tensor_raise::{self, Raises};
 use crate::types::{DType, Shape, TTy, Ty};
 use arbitrary::{Result, Unstructured};
@@ -44,6 +47,8 @@ pub struct TensorState {
     pub raises: Raises,
     /// Captured tensors, polymorphic parameters, factories.
     pub calls: Calls,
+    /// Variables and `sc.py_function` targets.
+    pub host: Host,
 }
 
 /// The whole program.
@@ -52,6 +57,7 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
     tensor_python::declare(g, u)?;
     tensor_raise::declare(g, u)?;
     tensor_calls::declare(g, u)?;
+    tensor_host::declare(g, u)?;
     let n_helpers = if g.cfg.allow_nested_calls { u.int_in_range(0..=2)? } else { 0 };
     let n_entries = u.int_in_range(1..=g.cfg.max_functions.min(3))?;
     let mut entries = Vec::new();
@@ -99,6 +105,7 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
             }
             if round > 0 {
                 tensor_calls::between_calls(g, u, &c.name)?;
+                tensor_host::between_calls(g, u)?;
             }
             let mut args = Vec::new();
             for (j, p) in params.iter().enumerate() {

@@ -61,8 +61,15 @@ pub struct Raises {
 /// inputs, and a call that raises shows nothing of the knobs it read.
 const MAX_SITES: u32 = 2;
 
-fn room(g: &Gen) -> bool {
+pub(crate) fn room(g: &Gen) -> bool {
     g.tensor.raises.sites < MAX_SITES
+}
+
+/// A raise site of class `ty` written elsewhere (`tensor_host.rs`'s
+/// `assert`): counted against the budget, and caught at the top level.
+pub(crate) fn site(g: &mut Gen, ty: &'static str) {
+    g.tensor.raises.sites += 1;
+    g.tensor.raises.caught.insert(ty);
 }
 
 const TYPES: [&str; 8] =

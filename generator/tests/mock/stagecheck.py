@@ -548,6 +548,44 @@ def function(f=None, **options):
     return staged
 
 
+class Variable:
+    """Strict: assignments keep the dtype and the shape."""
+    __hash__ = None
+
+    def __init__(self, initial_value, dtype=None):
+        self._value = initial_value if isinstance(initial_value, Tensor) else constant(initial_value, dtype)
+
+    def read_value(self):
+        return self._value
+
+    value = read_value
+
+    def assign(self, value):
+        if not isinstance(value, Tensor) or (value.dtype, value.shape) != (self._value.dtype, self._value.shape):
+            raise TypeError('assigning %r to a Variable of %r' % (value, self._value))
+        self._value = value
+        return self
+
+    def assign_add(self, delta):
+        return self.assign(self._value + delta)
+
+    def assign_sub(self, delta):
+        return self.assign(self._value - delta)
+
+    def __repr__(self):
+        return 'Variable(%r)' % (self._value,)
+
+
+def py_function(func, inp, Tout):
+    """Strict: one input tensor, a result of dtype `Tout` and its shape."""
+    if len(inp) != 1 or not isinstance(inp[0], Tensor) or not isinstance(Tout, DType):
+        raise TypeError('py_function(%r, %r, %r)' % (func, inp, Tout))
+    out = func(*inp)
+    if not isinstance(out, Tensor) or out.dtype is not Tout or out.shape != inp[0].shape:
+        raise TypeError('py_function result %r for %r' % (out, inp[0]))
+    return out
+
+
 class device:
     def __init__(self, name):
         self.name = name
