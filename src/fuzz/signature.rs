@@ -50,7 +50,7 @@ impl Signature {
     pub fn of_run(verdict: &Verdict, constructs: &[&'static str], under_target: bool) -> Signature {
         let mut signature = Signature::of(verdict, constructs);
         if let (true, Verdict::Diverged { differences, .. }) = (under_target, verdict) {
-            let key = |s: &str| super::outcome::reason_key("", s).trim_start_matches(": ").to_string();
+            let key = text_key;
             match differences.first() {
                 Some(Difference::Stdout { original, other, .. }) => signature.detail = format!("stdout {} -> {}", key(original), key(other)),
                 Some(Difference::Global { original, other, .. }) => {
@@ -95,6 +95,41 @@ pub fn kind_and_mode(verdict: &Verdict) -> (&'static str, String) {
         }
         _ => ("none", String::new()),
     }
+}
+
+/// A printed line or a value as a signature's key under a target: quoted
+/// text (names, messages' names) becomes `'_'` and numbers inside
+/// identifiers (`v12`, `dec7`) `N`; other numbers stay (`[2, 2, 2] ->
+/// [0, 1, 2]` and `[1] -> [3]` are kept apart); at most 120 characters.
+fn text_key(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    let mut prev = ' ';
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' | '"' if !prev.is_alphanumeric() => {
+                for d in chars.by_ref() {
+                    if d == c {
+                        break;
+                    }
+                }
+                out.push_str("'_'");
+            }
+            c if c.is_ascii_digit() && (prev.is_alphabetic() || prev == '_' || prev == 'N') => {
+                if !out.ends_with('N') {
+                    out.push('N');
+                }
+                prev = 'N';
+                continue;
+            }
+            c => out.push(c),
+        }
+        prev = c;
+        if out.chars().count() >= 120 {
+            break;
+        }
+    }
+    out
 }
 
 /// What a difference says of its cause, with what varies from program to
@@ -146,5 +181,6 @@ mod tests {
         assert_eq!(Signature::of_run(&wording("v8"), &["if"], true).id(), Signature::of_run(&wording("v12"), &["while"], true).id());
         assert_ne!(Signature::of_run(&wording("v8"), &["if"], true).id(), Signature::of_run(&stdout, &["if"], true).id());
         assert_eq!(Signature::of_run(&stdout, &["if"], false), Signature::of(&stdout, &["if"]));
+        assert_eq!(text_key("<function dec7.<locals>.w12> [2, 2]"), "<function decN.<locals>.wN> [2, 2]");
     }
 }
