@@ -34,6 +34,12 @@ known at execution (its `.shape` refuses); anything else (indexing,
 iteration, `print(l)`, truth, returning it from the staged function) is a
 StagingError. Eager and unstaged runs never see one: their lists are
 Python's.
+
+Known gap: `len(l)` is a tensor where the original has an int (as in
+AutoGraph, so that `while len(l) < n` stages); where the program prints it
+or mixes it with Python floats, the staged run differs from the original
+(`print(len(l))` prints `sc.Tensor(2, ...)`, not `2`): the oracle reports
+it as a divergence, not a refusal.
 """
 
 import _stagecheck_tensor as _n
