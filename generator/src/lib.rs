@@ -23,7 +23,8 @@
 //! values staged functions read, `tensor_raise.rs` their raises,
 //! `tensor_values.rs` dtypes and special values, `tensor_calls.rs` retraces,
 //! captures, closures, recursion and the top level, `tensor_host.rs` print,
-//! assert, Variables and `sc.py_function` in staged code), `scope.rs` (what is bound
+//! assert, Variables and `sc.py_function` in staged code, `tensor_lists.rs`
+//! lists grown in staged loops), `scope.rs` (what is bound
 //! where), `types.rs`, `names.rs`, `emit.rs` (indentation).
 
 mod config;
@@ -39,6 +40,7 @@ mod table;
 mod tensor;
 mod tensor_expr;
 mod tensor_host;
+mod tensor_lists;
 mod tensor_calls;
 mod tensor_python;
 mod tensor_raise;

@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::gen::Gen;
 use crate::types::TTy;
 use crate::{plain, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family};
-use crate::{tensor_calls as tc, tensor_host as th, tensor_python as tp, tensor_raise as tr, tensor_values as tv};
+use crate::{tensor_calls as tc, tensor_host as th, tensor_lists as tl, tensor_python as tp, tensor_raise as tr, tensor_values as tv};
 use arbitrary::{Result, Unstructured};
 
 /// What the generator wants at this point.
@@ -240,6 +240,7 @@ pub static TABLE: &[Construct] = &[
     row("variable_assign", T, th::can_variable_assign, |c| gate(c.allow_variables, 1 + c.weight_calls), th::variable_assign),
     row("variable_read", T, th::can_variable_read, |c| gate(c.allow_variables, 1 + c.weight_calls), th::variable_read),
     row("py_function", T, th::can_py_function, |c| gate(c.allow_py_function, 1 + c.weight_calls), th::py_function),
+    row("staged_list", T, tl::can_list, |c| gate(c.allow_staged_lists && c.allow_staged_loops, c.weight_loops), tl::staged_list),
     // Program level (`decide`): how functions are made and results shown.
     row("staged_closure", T, never, |c| half(c.allow_staged_closures, c.weight_scoping), unreachable_build),
     row("sc_print", T, never, |c| half(c.allow_sc_print, c.weight_simple), unreachable_build),

@@ -329,7 +329,7 @@ pub fn staged_if(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
 }
 
 /// A bound for a staged loop: at most 5, maybe a tensor.
-fn bound(g: &mut Gen, u: &mut Unstructured) -> Result<String> {
+pub(crate) fn bound(g: &mut Gen, u: &mut Unstructured) -> Result<String> {
     let hypers: Vec<String> = g.scope.readable(Ty::Hyper).iter().map(|v| v.name.clone()).collect();
     Ok(match u.int_in_range(0..=3)? {
         1 if !hypers.is_empty() => g.pick(u, &hypers)?.clone(),
@@ -343,7 +343,7 @@ fn bound(g: &mut Gen, u: &mut Unstructured) -> Result<String> {
 
 /// `n = sc.constant(0)`, `while n < bound [and test]:`, `n = n + 1` first in
 /// the body; the counter is read-only for the rest.
-fn counted_while(g: &mut Gen, u: &mut Unstructured, extra_test: bool) -> Result<()> {
+pub(crate) fn counted_while(g: &mut Gen, u: &mut Unstructured, extra_test: bool) -> Result<()> {
     let n = g.fresh("n");
     g.w.line(format!("{n} = sc.constant(0)"));
     g.scope.bind(&n, Ty::Tensor(TTy::new(DType::I32, Shape::Scalar)), true);

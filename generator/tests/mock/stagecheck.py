@@ -355,6 +355,8 @@ def _reduce(f, mean=False):
         if axis is None:
             v = f(x.flat)
             return Tensor([_wrap(avg(v, len(x.flat)) if mean else v, x.dtype)], (), x.dtype)
+        if len(x.shape) == 1 and axis == 0:
+            return reduce(x)
         if len(x.shape) != 2 or axis not in (0, 1):
             raise ValueError('reduce axis %r of shape %r' % (axis, x.shape))
         rows = x.numpy() if axis == 1 else [list(c) for c in zip(*x.numpy())]
@@ -436,6 +438,8 @@ def concat(values, axis):
 
 
 def stack(values, axis=0):
+    if not values:
+        raise ValueError('sc.stack of an empty list')
     d, s = values[0].dtype, values[0].shape
     if any(v.dtype is not d or v.shape != s for v in values) or len(s) > 1:
         raise ValueError('stack of %r' % (values,))
