@@ -267,14 +267,17 @@ fn fuzzing_autograph_finds_reduces_and_replays() {
     let _ = std::fs::remove_dir_all(&out_dir);
 }
 
-/// corpus/autograph replays as its headers expect.
+/// corpus/autograph and corpus/tf-function replay as their headers expect.
 #[test]
-fn the_autograph_corpus_replays() {
+fn the_target_corpora_replay() {
     let Some(()) = tensorflow() else { return };
+    for target in ["autograph", "tf-function"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
+        let out = stagecheck(&["corpus", "replay", dir.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{}\n{}", text(&out.stdout), text(&out.stderr));
+        assert!(text(&out.stdout).contains(" 0 not") && !text(&out.stdout).contains("SKIP"), "{}", text(&out.stdout));
+    }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/autograph");
-    let out = stagecheck(&["corpus", "replay", dir.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}\n{}", text(&out.stdout), text(&out.stderr));
-    assert!(text(&out.stdout).contains(" 0 not"), "{}", text(&out.stdout));
     // Without the venv, the entries are skipped, saying why (exit 0: nothing failed).
     let out = Command::new(env!("CARGO_BIN_EXE_stagecheck"))
         .args(["corpus", "replay", dir.to_str().unwrap()])

@@ -6,7 +6,7 @@
 # target: autograph
 # version: TensorFlow 2.21.0
 # about: for/else in a converted function: AutoGraph refuses it (UnsupportedLanguageElementError), a refusal, not a finding
-# origin: the prototype's kinds (issue 21), written small by hand; fuzz --target autograph finds it too (see README.md)
+# origin: the prototype's kinds (issue 21), written small by hand; among the refusals of fuzz --target autograph --seed 21 (target: UnsupportedLanguageElementError)
 # status: refused
 # tf-issue: documented limitation (AutoGraph reference, limitations: for/else and while/else are not supported); no issue needed
 

@@ -36,7 +36,8 @@ pub fn render(summary: &Summary) -> String {
         m,
         "{} generated programs, each run as written and converted (modes: {modes}), outcomes compared: \
          how it ended (exception type and message), everything printed, and the globals left (ints exactly, \
-         floats bit for bit). {} programs diverged, in {} distinct findings; {} were declined by the compiler.\n",
+         floats bit for bit). {} programs diverged, in {} distinct findings; in {} the compiler declined the program \
+         or a function of it (run as written, the rest agreeing).\n",
         s.programs, s.finding_hits, s.findings.len(), s.refused
     );
     let mut findings: Vec<_> = s.findings.iter().collect();
