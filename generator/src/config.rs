@@ -69,7 +69,7 @@ pub struct Config {
     pub allow_int_overflow: bool,
     /// Division by a tensor that may hold zeros: inf/NaN, or ZeroDivisionError caught (tensor family).
     pub allow_div_zero: bool,
-    /// `&`, `|`, `~` of int and bool tensors (tensor family).
+    /// `&`, `|`, `^`, `~` of int and bool tensors (tensor family).
     pub allow_bitwise: bool,
     /// Slices of tensors: `v[a:b]`, `v[::-1]`, `m[:, j]` (tensor family).
     pub allow_slicing: bool,

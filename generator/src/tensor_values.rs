@@ -2,7 +2,7 @@
 //! ±inf, ±0 and float overflow (`special_values`), integer wrap-around
 //! (`int_overflow`), division by zero (`division_by_zero`: floats give
 //! inf/NaN, integer `//` and `%` raise `ZeroDivisionError`, caught at the top
-//! level), bitwise `&`, `|`, `~` on ints and bools (`bitwise`), comparisons
+//! level), bitwise `&`, `|`, `^`, `~` on ints and bools (`bitwise`), comparisons
 //! giving bool tensors (`compare_tensor`), bool tensors as conditions
 //! (`bool_condition`) and slicing (`slicing`). Each a row of the table,
 //! gated by its `Config` switch.
@@ -151,9 +151,10 @@ pub fn can_bitwise(g: &Gen, w: Want) -> bool {
 pub fn bitwise(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
     let a = tensor(g, u, t)?;
-    Ok(match u.int_in_range(0..=2)? {
+    Ok(match u.int_in_range(0..=3)? {
         0 => format!("({a} & {})", tensor(g, u, t)?),
         1 => format!("({a} | {})", tensor(g, u, t)?),
+        2 => format!("({a} ^ {})", tensor(g, u, t)?),
         _ => format!("(~{a})"),
     })
 }

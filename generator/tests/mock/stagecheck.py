@@ -119,6 +119,7 @@ class Tensor:
     def __pow__(self, o): return _bin(_pow, self, o)
     def __matmul__(self, o): return matmul(self, o)
     def __and__(self, o): return _bin(lambda a, b: a & b, self, o, bools=True)
+    def __xor__(self, o): return _bin(lambda a, b: a ^ b, self, o, bools=True)
     def __or__(self, o): return _bin(lambda a, b: a | b, self, o, bools=True)
     def __eq__(self, o): return _bin(lambda a, b: a == b, self, o, out=bool)
     def __ne__(self, o): return _bin(lambda a, b: a != b, self, o, out=bool)
