@@ -6,7 +6,7 @@
 
 use super::svg::{bar_chart, line_chart, Bar, Series};
 use super::{escape, link, page, table, MARKER};
-use crate::fuzz::report::{by_count, replay_command, Summary};
+use crate::fuzz::report::{by_count, family_share, replay_command, Summary};
 use crate::fuzz::signature::Signature;
 use crate::fuzz::stats::Finding;
 use crate::modes::Mode;
@@ -72,8 +72,14 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
     b.push_str("</div>\n");
 
     b.push_str("<h2 id=\"coverage\">Construct coverage</h2>\n");
-    b.push_str("<p class=\"sub\">Share of programs using each construct of the generator's table (of the families run); bars under the 1% line are drawn red.</p>\n");
-    let coverage: Vec<Bar> = coverage(summary).into_iter().map(|(c, n)| Bar { label: c, value: pct(n), text: format!("{:.1}% ({n})", pct(n)) }).collect();
+    b.push_str("<p class=\"sub\">Share of its family's programs using each construct of the generator's table (of the families run); bars under the 1% line are drawn red.</p>\n");
+    let coverage: Vec<Bar> = coverage(summary)
+        .into_iter()
+        .map(|(c, n)| match family_share(s, &c, n) {
+            Some((f, share)) => Bar { text: format!("{share:.1}% of {f} ({n})"), label: c, value: share },
+            None => Bar { text: format!("{:.1}% ({n})", pct(n)), label: c, value: pct(n) },
+        })
+        .collect();
     let _ = write!(b, "<figure id=\"coverage-plot\">{}</figure>\n", bar_chart("Programs using each construct (%)", &coverage, 1.0, Some((1.0, "1%"))));
 
     b.push_str("<h2 id=\"refusals\">Refusals by reason</h2>\n");
