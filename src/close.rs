@@ -80,31 +80,32 @@ fn tokens(s: &str) -> Vec<Token<'_>> {
     let mut out = Vec::new();
     let (mut i, mut text) = (0, 0);
     let word = |k: usize| b.get(k).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_');
-    while i < b.len() {
-        // `inf` and `nan` (signed too) are numbers: a printed tensor pads
-        // its columns before them as before digits (`[      -inf -3.0000002]`).
+    // Where the number starting at `i` ends, if one does: decimal digits, or
+    // `inf`/`nan` (signed too), since a printed tensor pads its columns
+    // before them as before digits (`[      -inf -3.0000002]`).
+    let number_end = |i: usize| -> Option<usize> {
         let sign = matches!(b[i], b'-' | b'+') as usize;
         let name = &b[i + sign..b.len().min(i + sign + 3)];
-        if (name == b"inf" || name == b"nan") && !(i > 0 && word(i - 1)) && !word(i + sign + 3) {
-            let j = i + sign + 3;
-            if text < i {
-                out.push(Token::Text(&s[text..i]));
-            }
-            out.push(Token::Number(&s[i..j]));
-            (i, text) = (j, j);
-            continue;
+        if (name == b"inf" || name == b"nan") && !word(i + sign + 3) {
+            return Some(i + sign + 3);
         }
         let starts = digit(i) || (matches!(b[i], b'-' | b'+' | b'.') && (digit(i + 1) || (b[i] != b'.' && b.get(i + 1) == Some(&b'.') && digit(i + 2))));
         if !starts {
-            i += 1;
-            continue;
+            return None;
         }
         let mut j = i + 1;
         while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.' || ((b[j] == b'e' || b[j] == b'E') && (digit(j + 1) || (matches!(b.get(j + 1), Some(b'-' | b'+')) && digit(j + 2))))) {
             j += if b[j] == b'e' || b[j] == b'E' { 2 } else { 1 };
         }
-        // A number glued to a word (`x1`, `a-1`) stays text.
-        if i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') {
+        Some(j)
+    };
+    while i < b.len() {
+        let Some(j) = number_end(i) else {
+            i += 1;
+            continue;
+        };
+        // A number glued to a word (`x1`, `a-1`, `a-inf`) stays text.
+        if i > 0 && word(i - 1) {
             i = j;
             continue;
         }
