@@ -73,14 +73,13 @@ pub fn declare(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
 }
 
 pub fn can_captured(g: &Gen, w: Want) -> bool {
-    g.ctx.in_staged_fn && want_tensor(w).is_some_and(|t| g.tensor.calls.captured.iter().any(|(_, c)| *c == t))
+    g.ctx.in_staged_fn && want_tensor(w).is_some_and(|t| te::has_typed(&g.tensor.calls.captured, t))
 }
 
 /// A module-level tensor, read by the trace (a captured input).
 pub fn captured(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
-    let fit: Vec<String> = g.tensor.calls.captured.iter().filter(|(_, c)| *c == t).map(|(n, _)| n.clone()).collect();
-    Ok(g.pick(u, &fit)?.clone())
+    te::pick_typed(g, u, &g.tensor.calls.captured, t)
 }
 
 /// Between top-level calls: a captured tensor rebound to a new value.

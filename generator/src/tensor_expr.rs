@@ -82,6 +82,17 @@ pub fn py_scalar(u: &mut Unstructured, d: DType) -> Result<String> {
     })
 }
 
+/// Whether `named` (module-level tensors, Variables) holds one of type `t`.
+pub(crate) fn has_typed(named: &[(String, TTy)], t: TTy) -> bool {
+    named.iter().any(|(_, ty)| *ty == t)
+}
+
+/// The name of one of `named` of type `t` (`has_typed` holds).
+pub(crate) fn pick_typed(g: &Gen, u: &mut Unstructured, named: &[(String, TTy)], t: TTy) -> Result<String> {
+    let fit: Vec<&String> = named.iter().filter(|(_, ty)| *ty == t).map(|(n, _)| n).collect();
+    Ok((*g.pick(u, &fit)?).clone())
+}
+
 pub(crate) fn want_tensor(w: Want) -> Option<TTy> {
     match w {
         Want::Tensor(t) => Some(t),

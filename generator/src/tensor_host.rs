@@ -81,8 +81,8 @@ pub fn can_print(g: &Gen, w: Want) -> bool {
 pub fn print(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     let tag = g.fresh("p");
     let mut items = vec![format!("'{tag}'")];
+    let hypers: Vec<String> = g.scope.readable(Ty::Hyper).iter().map(|v| v.name.clone()).collect();
     for _ in 0..u.int_in_range(1..=2)? {
-        let hypers: Vec<String> = g.scope.readable(Ty::Hyper).iter().map(|v| v.name.clone()).collect();
         if !hypers.is_empty() && g.chance(u, 1, 4)? {
             items.push(g.pick(u, &hypers)?.clone());
         } else {
@@ -132,14 +132,13 @@ pub fn variable_assign(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<Str
 }
 
 pub fn can_variable_read(g: &Gen, w: Want) -> bool {
-    g.ctx.in_staged_fn && want_tensor(w).is_some_and(|t| g.tensor.host.variables.iter().any(|(_, v)| *v == t))
+    g.ctx.in_staged_fn && want_tensor(w).is_some_and(|t| te::has_typed(&g.tensor.host.variables, t))
 }
 
 /// `v.read_value()` (or `v.value()`): a read node, the value at execution.
 pub fn variable_read(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
-    let fit: Vec<String> = g.tensor.host.variables.iter().filter(|(_, v)| *v == t).map(|(n, _)| n.clone()).collect();
-    let v = g.pick(u, &fit)?.clone();
+    let v = te::pick_typed(g, u, &g.tensor.host.variables, t)?;
     let method = if g.chance(u, 1, 4)? { "value" } else { "read_value" };
     Ok(format!("{v}.{method}()"))
 }
