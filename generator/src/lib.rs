@@ -66,6 +66,16 @@ pub enum Family {
     Tensor,
 }
 
+impl Family {
+    /// Its name in reports and on the command line (`plain`, `tensor`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Plain => "plain",
+            Family::Tensor => "tensor",
+        }
+    }
+}
+
 /// A generated program.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Program {

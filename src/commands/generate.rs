@@ -6,7 +6,6 @@
 use stagecheck::fuzz::case::Case;
 use stagecheck::fuzz::Families;
 use stagecheck::input::InputError;
-use stagecheck_generator::Family;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -42,10 +41,7 @@ pub(crate) fn generate_cmd(args: GenerateArgs) -> Result<ExitCode, InputError> {
     for index in start..end {
         let family = families.of(index);
         let case = Case::from_seed(seed, index, family);
-        let name = match family {
-            Family::Plain => "plain",
-            Family::Tensor => "tensor",
-        };
+        let name = family.name();
         let path = out.join(format!("{name}-s{seed}-{index:06}.py"));
         let text = format!(
             "# stagecheck generate: family {name}, seed {seed}, index {index}, generator {}\n# constructs: {}\n{}",

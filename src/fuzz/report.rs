@@ -253,9 +253,9 @@ pub fn markdown(summary: &Summary) -> String {
 /// what a construct's coverage is measured against (issue 17's 1% bar).
 pub fn family_share(s: &Stats, c: &str, n: u64) -> Option<(String, f64)> {
     let row = stagecheck_generator::TABLE.iter().find(|r| r.name == c)?;
-    let family = format!("{:?}", row.family).to_lowercase();
-    let of = *s.per_family.get(&family)?;
-    Some((family, 100.0 * n as f64 / of.max(1) as f64))
+    let family = row.family.name();
+    let of = *s.per_family.get(family)?;
+    Some((family.to_string(), 100.0 * n as f64 / of.max(1) as f64))
 }
 
 /// The command that replays a finding.

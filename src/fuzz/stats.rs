@@ -139,7 +139,7 @@ impl Stats {
         }
         self.programs += 1;
         self.check_micros += checked.micros;
-        let family = format!("{:?}", case.program.family).to_lowercase();
+        let family = case.program.family.name().to_string();
         *self.per_family.entry(family.clone()).or_default() += 1;
         for c in &case.program.constructs {
             *self.coverage.entry(c.to_string()).or_default() += 1;

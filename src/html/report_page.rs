@@ -163,8 +163,8 @@ fn run_name(run: &crate::fuzz::report::Run, runs: usize) -> String {
 fn coverage(summary: &Summary) -> Vec<(String, u64)> {
     use stagecheck_generator::{construct_names, Family};
     let mut counts = summary.stats.coverage.clone();
-    for (family, name) in [(Family::Plain, "plain"), (Family::Tensor, "tensor")] {
-        if summary.stats.per_family.contains_key(name) {
+    for family in [Family::Plain, Family::Tensor] {
+        if summary.stats.per_family.contains_key(family.name()) {
             for c in construct_names(family) {
                 counts.entry(c.to_string()).or_default();
             }
