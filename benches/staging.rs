@@ -5,7 +5,8 @@
 //! and their `_numpy.py` ports (sgd_variable: sgd with its parameters in
 //! `sc.Variable`s, read and assigned by host nodes at every step; rnn_outputs:
 //! rnn with each step's state appended to a list in the staged loop, stacked
-//! after it, issue 19's list ops).
+//! after it, issue 19's list ops; sgd_history: sgd_variable returning its
+//! loss history, a Variable and a list in one staged loop).
 //!
 //! Per-call times: a run with 1 call and a run with 1 + N calls; the
 //! difference over N leaves out interpreter, compile and trace costs. NumPy
@@ -25,6 +26,7 @@ const WORKLOADS: &[(&str, &str, &str, usize)] = &[
     ("decode", include_str!("staging/decode.py"), include_str!("staging/decode_numpy.py"), 20),
     ("sgd_variable", include_str!("staging/sgd_variable.py"), include_str!("staging/sgd_variable_numpy.py"), 20),
     ("rnn_outputs", include_str!("staging/rnn_outputs.py"), include_str!("staging/rnn_outputs_numpy.py"), 20),
+    ("sgd_history", include_str!("staging/sgd_history.py"), include_str!("staging/sgd_history_numpy.py"), 20),
 ];
 
 /// Seconds of one run of `program` with `calls` calls (best of three).
