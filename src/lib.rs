@@ -13,6 +13,7 @@ pub mod close;
 pub mod corpus;
 pub mod cpython;
 pub mod fuzz;
+pub mod gradcheck;
 pub mod html;
 pub mod input;
 pub mod modes;

@@ -88,6 +88,10 @@ enum Command {
         /// Its modes are those of --modes it runs.
         #[arg(long, value_name = "TARGET")]
         target: Option<String>,
+        /// Also compare every gradient the program takes (sc.GradientTape, eagerly)
+        /// with float64 central differences (src/gradcheck.rs); a miss exits 1.
+        #[arg(long)]
+        gradcheck: bool,
     },
     /// Generate programs and check each in every mode; findings and a report
     /// go to reports/<timestamp>/ (or --out).
@@ -152,8 +156,8 @@ fn main() -> ExitCode {
         Command::Corpus { action: CorpusAction::Replay { dir } } => commands::corpus::corpus_replay(&dir),
         Command::Corpus { action: CorpusAction::Add(args) } => commands::corpus::corpus_add(args),
         Command::Reduce(args) => commands::reduce::reduce_cmd(args),
-        Command::Check { file, modes, json, time_limit, oracle, no_gpu_shadow, target } => {
-            commands::check::check_cmd(&file, &modes, json, time_limit, oracle, !no_gpu_shadow, target.as_deref())
+        Command::Check { file, modes, json, time_limit, oracle, no_gpu_shadow, target, gradcheck } => {
+            commands::check::check_cmd(&file, &modes, json, time_limit, oracle, !no_gpu_shadow, target.as_deref(), gradcheck)
         }
         Command::Fuzz(args) => commands::fuzz::fuzz_cmd(args),
         Command::Generate(args) => commands::generate::generate_cmd(args),

@@ -62,6 +62,11 @@ const fn bug(name: &'static str, layer: Layer, breaks: &'static str, why: &'stat
 const GPU: &[&str] = &["--gpu"];
 const CPYTHON: &[&str] = &["--oracle", "cpython"];
 
+/// The gradient rules' slips: every mode runs the same rule, so only the
+/// finite-difference oracle (`check --gradcheck`) sees them.
+const GRAD_HOLE: &str = "the fuzz loop does not run the gradient check yet, and the generator's gradient programs \
+    (generator/src/tensor_grad.rs) are not in its table yet: `check --gradcheck` finds it on every corpus/staged/gradients entry";
+
 /// The renderer's slips: only the CPython oracle can see them, and it does
 /// not reliably within 60 s.
 const RENDER_HOLE: &str = "the default oracle renders both sides with the same renderer, so its slips never differ; \
@@ -159,6 +164,14 @@ pub const CATALOGUE: &[Bug] = &[
         "the message arrives as a function (lazy, as Python evaluates it only on failure); the call is forgotten",
     ),
     // Staging runtime (executor/runtime/stagecheck/staging), installed by executor/src/planted.rs.
+    Bug {
+        name: "tanh_grad_one_minus_y",
+        layer: StagingRuntime,
+        breaks: "gradients: tanh's backward rule uses 1 - y instead of 1 - y² (every mode alike: only --gradcheck's finite differences see it)",
+        why: "tanh' = 1 - tanh², written from the output y, the square dropped",
+        fuzz_args: &[],
+        hole: Some(GRAD_HOLE),
+    },
     bug(
         "guards_skip_globals",
         StagingRuntime,

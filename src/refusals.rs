@@ -88,6 +88,11 @@ pub const INTENDED: &[Intended] = &[
     staging("* of a symbolic tensor: its value is not known while tracing", UNSTAGEABLE, Some("corpus/staged/staging_errors/011_python_float_of_symbolic.py")),
     staging("iterating over a symbolic tensor in Python*", UNSTAGEABLE, Some("corpus/staged/staging_errors/014_comprehension_over_symbolic.py")),
     staging("indexing with a symbolic tensor is supported for one scalar index only*", NOT_YET, None),
+    // Gradients (issue 20, executor/runtime/stagecheck/gradients): what the tape does not differentiate in a graph yet.
+    staging("a gradient through a staged while/for loop*", NOT_YET, None),
+    staging("a gradient through a staged * is not staged yet*", NOT_YET, None),
+    staging("a gradient reached through one branch of a staged if only*", UNSTAGEABLE, None),
+    staging("a recursive call of the staged function '*' under a gradient tape is not differentiated yet", NOT_YET, None),
     staging(
         "the trace of '*' reads *: it cannot be guarded without running its code, so a later change could not be seen",
         UNGUARDABLE,

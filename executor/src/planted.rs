@@ -35,6 +35,13 @@ pub struct Slip {
 /// The runtime's planted slips.
 pub const SLIPS: &[Slip] = &[
     Slip {
+        name: "tanh_grad_one_minus_y",
+        module: "stagecheck.gradients.rules",
+        function: "_tanh",
+        old: "g * (1 - y * y)",
+        new: "g * (1 - y)",
+    },
+    Slip {
         name: "or_returns_bool",
         module: "stagecheck.ag.logical",
         function: "or_",

@@ -49,6 +49,8 @@ pub const MODULES: &[(&str, &str)] = &[
     ("stagecheck.ag.lists", include_str!("../runtime/stagecheck/ag/lists.py")),
     ("stagecheck.ag", include_str!("../runtime/stagecheck/ag/__init__.py")),
     ("stagecheck.tensor", include_str!("../runtime/stagecheck/tensor.py")),
+    ("stagecheck.gradients.rules", include_str!("../runtime/stagecheck/gradients/rules.py")),
+    ("stagecheck.gradients", include_str!("../runtime/stagecheck/gradients/__init__.py")),
     ("stagecheck.staging.undefined", include_str!("../runtime/stagecheck/staging/undefined.py")),
     ("stagecheck.staging.structures", include_str!("../runtime/stagecheck/staging/structures.py")),
     ("stagecheck.staging.raises", include_str!("../runtime/stagecheck/staging/raises.py")),

@@ -17,11 +17,15 @@ pub(crate) fn check_cmd(
     oracle: Option<ExtraOracle>,
     gpu_shadow: bool,
     target: Option<&str>,
+    gradcheck: bool,
 ) -> Result<ExitCode, InputError> {
     let config = stagecheck::executor::Config { gpu_shadow, ..config(time_limit, 512)? };
     if let Some(name) = target {
         if oracle.is_some() {
             return Err(InputError("--oracle cpython compares RustPython's runs; a --target runs its own original under its own runtime".into()));
+        }
+        if gradcheck {
+            return Err(InputError("--gradcheck checks our runtime's gradients; a --target has its own".into()));
         }
         return check_target(file, modes, json, config, name);
     }
@@ -34,6 +38,7 @@ pub(crate) fn check_cmd(
     let path = file.display().to_string();
     let mut worker = Worker::new(config.clone());
     let report = check(&mut worker, &source, &path, modes)?;
+    let grads = if gradcheck { Some(stagecheck::gradcheck::gradcheck(&mut worker, &source, &path)?) } else { None };
     let cpython = python.as_ref().and_then(|python| match report.runs.first() {
         Some((_, ModeRun::Ran { outcome })) => Some((python, stagecheck::cpython::check(python, outcome, &source, &path, &config))),
         _ => None,
@@ -42,6 +47,9 @@ pub(crate) fn check_cmd(
         let mut doc = serde_json::to_value(&report).expect("report serialises");
         if let Some((python, (run, verdict))) = &cpython {
             doc["cpython"] = serde_json::json!({ "version": python.version, "run": run, "verdict": verdict });
+        }
+        if let Some(g) = &grads {
+            doc["gradcheck"] = serde_json::to_value(g).expect("gradcheck serialises");
         }
         println!("{}", serde_json::to_string_pretty(&doc).expect("report serialises"));
     } else {
@@ -56,8 +64,12 @@ pub(crate) fn check_cmd(
             }
         }
     }
+    if let (Some(g), false) = (&grads, json) {
+        stagecheck::gradcheck::print(g);
+    }
     let cpython_finding = cpython.as_ref().is_some_and(|(_, (_, v))| v.is_finding());
-    Ok(if report.verdict.is_finding() || cpython_finding { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    let grad_finding = grads.as_ref().is_some_and(|g| g.is_finding());
+    Ok(if report.verdict.is_finding() || cpython_finding || grad_finding { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 /// `check --target NAME`: the program on the target's worker in the target's

@@ -20,3 +20,4 @@ from stagecheck.tensor import (
     maximum, minimum, print, Variable, py_function,
 )
 from stagecheck.staging import function, Function, device
+from stagecheck.gradients import GradientTape, stop_gradient

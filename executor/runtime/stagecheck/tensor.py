@@ -124,8 +124,8 @@ class Tensor:
     def __getitem__(self, index):
         if isinstance(index, Tensor) and _n.is_symbolic(index._h):
             # A run-time scalar index (a staged loop's counter, a node id).
-            return Tensor(_n.apply('Gather', None, [self._h, index._h]))
-        return Tensor(_n.apply('Index', {'items': _index_items(index)}, [self._h]))
+            return Tensor(_apply('Gather', None, [self._h, index._h]))
+        return Tensor(_apply('Index', {'items': _index_items(index)}, [self._h]))
 
     def __add__(self, o): return _binary('Add', self, o)
     def __radd__(self, o): return _binary('Add', o, self)
@@ -161,6 +161,19 @@ class Tensor:
 
     def __invert__(self):
         return _unary('LogicalNot' if self.dtype == bool else 'Invert', self)
+
+
+# Set by stagecheck.gradients while a tape records at the current trace
+# level: every op is offered to it (`_apply`), and every Variable read.
+_tape_hook = None
+_record_variable = None
+
+
+def _apply(op, attrs, handles):
+    h = _n.apply(op, attrs, handles)
+    if _tape_hook is not None:
+        _tape_hook(op, attrs, handles, h)
+    return h
 
 
 def _shape_text(shape):
@@ -214,11 +227,11 @@ def _binary(op, a, b):
         dt = _n.dtype(b._h)
     else:
         dt = None
-    return Tensor(_n.apply(op, None, [_handle(a, dt), _handle(b, dt)]))
+    return Tensor(_apply(op, None, [_handle(a, dt), _handle(b, dt)]))
 
 
 def _unary(op, a, attrs=None):
-    return Tensor(_n.apply(op, attrs, [_handle(a, None)]))
+    return Tensor(_apply(op, attrs, [_handle(a, None)]))
 
 
 def convert_to_tensor(value, dtype=None):
@@ -248,11 +261,11 @@ def _shape_list(shape):
 
 
 def zeros(shape, dtype=float32):
-    return Tensor(_n.apply('Fill', {'shape': _shape_list(shape), 'dtype': dtype.name, 'value': 0.0}, []))
+    return Tensor(_apply('Fill', {'shape': _shape_list(shape), 'dtype': dtype.name, 'value': 0.0}, []))
 
 
 def ones(shape, dtype=float32):
-    return Tensor(_n.apply('Fill', {'shape': _shape_list(shape), 'dtype': dtype.name, 'value': 1.0}, []))
+    return Tensor(_apply('Fill', {'shape': _shape_list(shape), 'dtype': dtype.name, 'value': 1.0}, []))
 
 
 def range(start, limit=None, delta=1, dtype=None):
@@ -264,15 +277,15 @@ def range(start, limit=None, delta=1, dtype=None):
         return SymbolicRange(start, limit, delta)
     if dtype is None:
         dtype = float32 if any(isinstance(x, _pyfloat) for x in (start, limit, delta)) else int32
-    return Tensor(_n.apply('Range', {'start': _pyfloat(start), 'limit': _pyfloat(limit), 'delta': _pyfloat(delta), 'dtype': dtype.name}, []))
+    return Tensor(_apply('Range', {'start': _pyfloat(start), 'limit': _pyfloat(limit), 'delta': _pyfloat(delta), 'dtype': dtype.name}, []))
 
 
 def eye(n, dtype=float32):
-    return Tensor(_n.apply('Eye', {'n': n.__index__(), 'dtype': dtype.name}, []))
+    return Tensor(_apply('Eye', {'n': n.__index__(), 'dtype': dtype.name}, []))
 
 
 def matmul(a, b):
-    return Tensor(_n.apply('MatMul', None, [_handle(a, None), _handle(b, None)]))
+    return Tensor(_apply('MatMul', None, [_handle(a, None), _handle(b, None)]))
 
 
 def _axis(axis):
@@ -303,7 +316,7 @@ def argmax(x, axis=0):
 def where(cond, x, y):
     h = _handle(x, None) if isinstance(x, Tensor) else None
     dt = _n.dtype(h) if h is not None else (_n.dtype(y._h) if isinstance(y, Tensor) else None)
-    return Tensor(_n.apply('Where', None, [_handle(cond, 'bool'), _handle(x, dt), _handle(y, dt)]))
+    return Tensor(_apply('Where', None, [_handle(cond, 'bool'), _handle(x, dt), _handle(y, dt)]))
 
 
 def cast(x, dtype):
@@ -319,14 +332,14 @@ def transpose(x, perm=None):
 
 
 def concat(values, axis):
-    return Tensor(_n.apply('Concat', {'axis': axis.__index__()}, [_handle(v, None) for v in values]))
+    return Tensor(_apply('Concat', {'axis': axis.__index__()}, [_handle(v, None) for v in values]))
 
 
 def stack(values, axis=0):
     if getattr(type(values), '_sc_staged_list', False):
         # A list built in staged control flow (staging/lists.py).
         return values._sc_stack(axis)
-    return Tensor(_n.apply('Stack', {'axis': axis.__index__()}, [_handle(v, None) for v in values]))
+    return Tensor(_apply('Stack', {'axis': axis.__index__()}, [_handle(v, None) for v in values]))
 
 
 def exp(x): return _unary('Exp', x)
@@ -400,8 +413,13 @@ class Variable:
     def read_value(self):
         if _tracing():
             from stagecheck.staging import host
-            return host.read_variable(self)
-        return self._value
+            value = host.read_variable(self)
+        else:
+            value = self._value
+        if _tape_hook is not None:
+            # A tape watches the Variables read while it records.
+            _record_variable(self, value)
+        return value
 
     def value(self):
         return self.read_value()

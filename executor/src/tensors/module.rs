@@ -314,6 +314,23 @@ pub(crate) mod _stagecheck_tensor {
         matches!(h.input, Input::Symbolic(_))
     }
 
+    /// The trace (builder) a symbolic tensor belongs to; None for an eager
+    /// one. Gradients (stagecheck/gradients) tell a branch's own values,
+    /// kept for the backward pass, from the ones it captured.
+    #[pyfunction]
+    fn builder(h: PyRef<Handle>) -> Option<u64> {
+        match &h.input {
+            Input::Symbolic(s) => Some(s.builder),
+            Input::Eager(_) => None,
+        }
+    }
+
+    /// The builder of the innermost trace in progress.
+    #[pyfunction]
+    fn trace_builder() -> Option<u64> {
+        TRACER.with(|t| t.borrow().top_builder())
+    }
+
     #[pyfunction]
     fn to_python(h: PyRef<Handle>, vm: &VirtualMachine) -> PyResult {
         let t = eager(&h, "numpy()", vm)?;

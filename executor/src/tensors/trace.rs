@@ -105,6 +105,9 @@ impl Builder {
     /// own, or one of a function it runs (those in `raising`).
     fn may_raise(&self, raising: &std::collections::HashSet<FnId>) -> bool {
         self.nodes.iter().any(|n| match n {
+            // A Variable's read or assignment (staging/host.py) cannot raise:
+            // a staged call reading one may sit in a `with sc.GradientTape()`.
+            LocalNode::Host { label, .. } if label == "read_variable" || label == "assign_variable" => false,
             // A host call runs Python, which may raise.
             LocalNode::Raise(..) | LocalNode::Host { .. } => true,
             LocalNode::Cond { then_fn, else_fn, .. } => raising.contains(then_fn) || raising.contains(else_fn),
@@ -281,6 +284,11 @@ impl Tracer {
     /// caches, so nothing after it may be renumbered.
     pub fn abort(&mut self) {
         self.stack.pop();
+    }
+
+    /// The id of the innermost builder (its symbolic tensors' `builder`).
+    pub fn top_builder(&self) -> Option<u64> {
+        self.stack.last().map(|b| b.id)
     }
 
     /// The slot of the innermost function being traced.

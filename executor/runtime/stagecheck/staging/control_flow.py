@@ -13,11 +13,24 @@ from stagecheck.staging.undefined import _Unusable
 from stagecheck.staging.raises import _run_path, _end_raising
 from stagecheck.staging.side_effects import _SideEffects, check_side_effect
 from stagecheck.staging import lists as _lists
+from stagecheck import gradients as _grad
 
 StagingError = _t.StagingError
 
 
-def _traced(label, params, fn):
+def _traced(label, params, fn, taped=None):
+    """`_traced_now` under a gradient tape's part (gradients/): `taped` for
+    a cond's branch; any other part traced while a tape records must record
+    nothing (its gradient is not built)."""
+    if taped is None:
+        if not _grad.recording():
+            return _traced_now(label, params, fn)
+        taped = _grad.refuse_part(label)
+    with taped:
+        return _traced_now(label, params, fn)
+
+
+def _traced_now(label, params, fn):
     """Traces `fn(placeholders)` into a graph function; returns its id, what
     `fn` returned, and the exception that ended the trace (deferred to a
     raise node: `_defer`) or None."""
@@ -85,23 +98,30 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, lists=None):
     init = _as_list(get_state())
     init_lists = _lists.list_tensors(lists)
     outputs = names[:nouts]
+    # Under a gradient tape: the branches' values kept for the backward pass.
+    taped = _grad.CondRecording(cond) if _grad.recording() else None
 
     def trace(skip):
-        def branch(fn):
+        def branch(fn, k):
             def run(_):
                 _lists.set_lists(lists, init_lists)
                 set_state(tuple(init))
                 fn()
                 state = _promote_flags(outputs, _as_list(get_state())[:nouts])
                 tensors = [v for i, v in enumerate(state) if isinstance(v, Tensor) and i not in skip]
-                return state, tensors + _lists.list_tensors(lists)
+                outs = tensors + _lists.list_tensors(lists)
+                if taped is not None:
+                    outs = outs + taped.extras(k, outs)
+                return state, outs
             return run
-        then = _traced('if_true', [], branch(body))
-        orelse_ = _traced('if_false', [], branch(orelse))
+        then = _traced('if_true', [], branch(body, 0), taped and taped.part(0))
+        orelse_ = _traced('if_false', [], branch(orelse, 1), taped and taped.part(1))
         return then, orelse_
 
     (then_id, then_state, then_raised), (else_id, else_state, else_raised) = trace(())
     if then_raised or else_raised:
+        if taped is not None and taped.discovered():
+            raise StagingError('a gradient through a staged if with a branch that raises is not staged yet')
         # A branch that raises defines nothing: the other gives the outputs.
         outs = [Tensor(h) for h in _n.cond(cond._h, then_id, else_id)]
         if then_raised and else_raised:
@@ -120,8 +140,13 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, lists=None):
     if one_sided:
         # Trace again without them (the first traces stay unused).
         (then_id, then_state, _), (else_id, else_state, _) = trace(one_sided)
+    if taped is not None and taped.discovered():
+        # Again, each branch giving the values both backward passes need.
+        (then_id, then_state, _), (else_id, else_state, _) = trace(one_sided)
     _check_branch_states(outputs, then_state, else_state, one_sided)
     outs = [Tensor(h) for h in _n.cond(cond._h, then_id, else_id)]
+    if taped is not None:
+        outs = taped.split(outs)
     it = iter(outs)
     final = []
     for i, v in enumerate(then_state):

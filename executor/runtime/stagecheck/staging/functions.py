@@ -8,6 +8,7 @@ from stagecheck.staging.structures import Tensor, _Tensors, _signature
 from stagecheck.staging.raises import _PathRaises, _NeedsGuess, _run_path, _end_raising
 from stagecheck.staging.guards import _Guards
 from stagecheck.staging.side_effects import check_side_effect
+from stagecheck import gradients as _grad
 
 StagingError = _t.StagingError
 
@@ -46,6 +47,8 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _n.mode() != 'staged':
             return self.python_function(*args, **kwargs)
+        if _grad.recording():
+            return self._taped_call(args, kwargs)
         # The common call, natively (executor/src/tensors/call_key.rs): here,
         # not in _staged_call, to spare every call a Python frame.
         hit, value = _n.staged_call(self._native, args, kwargs)
@@ -71,6 +74,26 @@ class Function:
         handles = [t._h for t in arguments.tensors] + [c[3]._h for c in captured]
         results = [Tensor(h) for h in _n.call(fid, handles)]
         return outputs.rebuild(results)
+
+    def _taped_call(self, args, kwargs):
+        """A call while a gradient tape records (gradients/): traced now with
+        a sub-tape, its graph function also returning what the backward pass
+        needs (TF Eager's forward function); not cached."""
+        key = _n.call_key(args, kwargs, Tensor)
+        if key in self._pending:
+            raise StagingError("a recursive call of the staged function '%s' under a gradient tape is not "
+                               "differentiated yet" % self.__name__)
+        arguments = _arguments(args, kwargs)
+        taped = _grad.FunctionRecording()
+        with taped:
+            try:
+                _, fid, outputs, captured = self._trace(key, arguments, None, args, kwargs, taped)
+            except _NeedsGuess:
+                raise StagingError("a recursive call of the staged function '%s' under a gradient tape is not "
+                                   "differentiated yet" % self.__name__)
+        inputs = list(arguments.tensors) + [c[3] for c in captured]
+        results = [Tensor(h) for h in _n.call(fid, [t._h for t in inputs])]
+        return outputs.rebuild(taped.finish(inputs, results))
 
     def _recursive_call(self, key, pending, handles):
         """A call of this function inside its own trace (recursion on a staged
@@ -102,7 +125,7 @@ class Function:
         raise StagingError("the result type of the recursive staged function '%s' could not be inferred "
                            "(a recursive call must return one tensor of the type of one of its tensor arguments)" % self.__name__)
 
-    def _trace(self, key, arguments, guess, call_args, call_kwargs):
+    def _trace(self, key, arguments, guess, call_args, call_kwargs, taped=None):
         f = self.python_function
         # The guards walk what the trace can read as it is now, before the
         # trace runs; the tensors at globals and cells it finds are inputs.
@@ -113,6 +136,8 @@ class Function:
         self._pending[key] = (_n.trace_current(), guess, collector)
         n_args = len(arguments.tensors)
         symbolic = [Tensor(h) for h in handles]
+        if taped is not None:
+            taped.params(symbolic)
         saved = []
         saved_check = _dispatch.call_check
         # Callees join the guards (a print is a host node: printing.py).
@@ -133,7 +158,8 @@ class Function:
             if raised is None:
                 outputs = _Tensors(result)
                 outputs.refuse_unusable()
-                fid = _n.trace_end([t._h for t in outputs.tensors])
+                extras = [] if taped is None else taped.extras(outputs.tensors)
+                fid = _n.trace_end([t._h for t in outputs.tensors] + extras)
             else:
                 outputs = _Raising(raised)
                 fid = _end_raising(raised.site, raised.exc, False, [] if guess is None else [guess])
