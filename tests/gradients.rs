@@ -54,3 +54,38 @@ fn gradcheck_passes_on_the_hand_program_and_the_corpus() {
         assert!(out.contains("status=ok"), "{out}");
     }
 }
+
+/// The fuzz loop's gradient oracle (`stagecheck::fuzz::gradcheck`): a
+/// program whose tanh rule is swapped for the planted slip's (`1 - y`, by
+/// the program itself: the runtime looks rules up by name) agrees in every
+/// mode, and only the finite differences see it; the same program with the
+/// real rule is no finding.
+#[test]
+fn the_fuzz_gradient_oracle_finds_a_wrong_rule_the_modes_cannot() {
+    use stagecheck::fuzz::case::Case;
+    use stagecheck::worker::Worker;
+    use stagecheck_generator::{Config, Family, Program};
+    let body = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/staged/gradients/003_rnn_tape.py")).unwrap();
+    let slip = "import stagecheck as _s\n_s.gradients.rules._tanh = lambda attrs, xs, y, sigs, g: [g * (1 - y)]\n";
+    let case = |source: String| Case {
+        seed: 0,
+        index: 0,
+        bytes: Vec::new(),
+        config: Config::default(),
+        program: Program { source, constructs: vec!["tape_gradient"], family: Family::Tensor },
+    };
+    let mut worker = Worker::new(stagecheck::executor::Config::default());
+    assert!(stagecheck::fuzz::gradcheck::check_case(&mut worker, &case(body.clone())).is_none());
+    let (signature, report) = stagecheck::fuzz::gradcheck::check_case(&mut worker, &case(format!("{slip}{body}"))).expect("a finding");
+    assert_eq!((signature.kind.as_str(), signature.mode.as_str()), ("gradient", "gradcheck"));
+    assert_eq!(report.failed, report.lines.len(), "{:?}", report.lines);
+    // The modes alone agree on the slipped program.
+    let dir = std::env::temp_dir().join(format!("stagecheck-grad-slip-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("slip.py");
+    std::fs::write(&p, format!("{slip}{body}")).unwrap();
+    let (code, out) = stagecheck(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = stagecheck(&["check", "--gradcheck", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+}

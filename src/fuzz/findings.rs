@@ -117,6 +117,7 @@ pub fn replay_flags(mode: &str, target: Option<&str>) -> String {
     }
     match mode {
         "cpython" => "--oracle cpython ".into(),
+        "gradcheck" => "--gradcheck ".into(),
         "staged-gpu" => {
             let modes: Vec<&str> = super::MODES.iter().chain([&Mode::StagedGpu]).map(|m| m.name()).collect();
             format!("--modes {} ", modes.join(","))

@@ -24,6 +24,7 @@
 pub mod case;
 pub mod cpython;
 pub mod findings;
+pub mod gradcheck;
 pub mod kinds;
 pub mod outcome;
 pub mod report;
@@ -148,7 +149,21 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                             }
                         }
                     }
-                    if (saved.is_some() || saved_cpython.is_some()) && options.stop_at_first {
+                    // The gradient oracle (issue 20): gradients against finite differences.
+                    let mut saved_grad = None;
+                    if options.target.is_none() && !matches!(checked.kind, outcome::Kind::Invalid { .. }) {
+                        if let Some((signature, report)) = gradcheck::check_case(&mut worker, &case) {
+                            match store.lock().expect("findings store").save_verdict(&case, &report, &signature) {
+                                Ok(Some(path)) => saved_grad = Some((signature, path)),
+                                Ok(None) => {}
+                                Err(e) => {
+                                    eprintln!("stagecheck fuzz: cannot save a finding: {e}");
+                                    stop.store(true, Ordering::Relaxed);
+                                }
+                            }
+                        }
+                    }
+                    if (saved.is_some() || saved_cpython.is_some() || saved_grad.is_some()) && options.stop_at_first {
                         stop.store(true, Ordering::Relaxed);
                     }
                     let to_reduce = saved.clone();
@@ -170,6 +185,10 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                         _ => {}
                     }
                     s.record(&case, &checked, saved, started.elapsed());
+                    if let Some((signature, path)) = saved_grad {
+                        let at_seconds = started.elapsed().as_secs_f64();
+                        s.findings.push(stats::Finding { id: signature.id(), mode: signature.mode, path, seed: case.seed, index: case.index, at_seconds, target: None });
+                    }
                     if let Some(c) = &against_cpython {
                         s.record_cpython(&case, c, saved_cpython, started.elapsed());
                     }

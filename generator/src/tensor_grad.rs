@@ -1,0 +1,157 @@
+//! Tensor family: gradients (issue 20). `tape_gradient` writes, in a staged
+//! function, a `with sc.GradientTape() as tape:` block that watches a float
+//! source and computes a loss from it through what staging must
+//! differentiate: a staged `if` on a tensor condition (a cond whose gradient
+//! is a cond over its branches'), a Python `for` over `range` (unrolled at
+//! trace time), elementwise math with broadcasting, reductions, `matmul`,
+//! `concat` and indexing, the program's own tensors as data (and its float
+//! Variables, watched automatically); then `tape.gradient(loss, sources)`,
+//! bound to a new tensor variable the rest of the function may use.
+//!
+//! The loss is smooth where it is evaluated (no relu, abs, maximum or
+//! floor at data the generator does not control): data from the program's
+//! expressions goes through `sc.where(sc.abs(d) < 4.0, d, 0.0)` and `tanh`,
+//! so infinities and NaNs of the tensor family's special values stay out of
+//! the differentiated path, and `check --gradcheck`'s finite differences
+//! are meaningful on every program this writes. The modes compare the
+//! gradients like any other value (staged gradient graphs against the eager
+//! tape, exactly on CPU); a backward rule wrong in every mode alike (the
+//! planted `tanh_grad_one_minus_y`) only the gradient check sees, so tanh is
+//! on most paths.
+//!
+//! Staged loops are not differentiated yet (a StagingError refusal), so the
+//! loops here are Python ranges; calls are not in the differentiated path yet.
+
+use crate::gen::Gen;
+use crate::table::Want;
+use crate::tensor::test;
+use crate::tensor_expr::tensor;
+use crate::types::{DType, Shape, TTy, Ty};
+use arbitrary::{Result, Unstructured};
+
+pub fn can_tape(g: &Gen, w: Want) -> bool {
+    w == Want::Stmt && g.ctx.in_staged_fn && g.can_nest_stmt()
+}
+
+/// A float literal in [-2, 2] in steps of 0.25, never 0 (no kink or pole at 0).
+fn value(u: &mut Unstructured) -> Result<String> {
+    let k = u.int_in_range(1..=8)? as f64 * 0.25;
+    Ok(format!("{:?}", if u.arbitrary::<bool>()? { -k } else { k }))
+}
+
+fn literal(u: &mut Unstructured, t: TTy) -> Result<String> {
+    let text = match t.shape {
+        Shape::Scalar => value(u)?,
+        Shape::Vec(n) => {
+            let items: Result<Vec<String>> = (0..n).map(|_| value(u)).collect();
+            format!("[{}]", items?.join(", "))
+        }
+        Shape::Mat(r, c) => {
+            let mut rows = Vec::new();
+            for _ in 0..r {
+                let items: Result<Vec<String>> = (0..c).map(|_| value(u)).collect();
+                rows.push(format!("[{}]", items?.join(", ")));
+            }
+            format!("[{}]", rows.join(", "))
+        }
+    };
+    Ok(if t.dtype == DType::F32 { format!("sc.constant({text})") } else { format!("sc.constant({text}, {})", t.dtype.sc()) })
+}
+
+/// A smooth function of `h` (same shape), sometimes of the source `x` too.
+fn smooth(g: &Gen, u: &mut Unstructured, h: &str, x: &str) -> Result<String> {
+    let forms: &[&str] = &[
+        "sc.tanh({h})",
+        "sc.tanh({h} * 0.75 + {x})",
+        "sc.sigmoid({h}) * 2.0",
+        "{h} * {h} * 0.5",
+        "sc.exp({h} * 0.25)",
+        "sc.sqrt({h} * {h} + 1.0)",
+        "sc.log({h} * {h} + 1.0)",
+        "{h} / ({x} * {x} + 2.0)",
+        "sc.tanh({h}) * {x}",
+        "({h} - {x}) ** 2.0",
+    ];
+    let f = *g.pick(u, forms)?;
+    Ok(f.replace("{h}", h).replace("{x}", x))
+}
+
+/// `with sc.GradientTape() as tape:` ... `g = tape.gradient(loss, sources)`.
+pub fn tape_gradient(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let dtype = if g.chance(u, 1, 3)? { DType::F64 } else { DType::F32 };
+    let shape = match u.int_in_range(0..=3)? {
+        0 => Shape::Scalar,
+        1 | 2 => Shape::Vec(u.int_in_range(1..=4)?),
+        _ => Shape::Mat(u.int_in_range(1..=3)?, u.int_in_range(1..=3)?),
+    };
+    let ty = TTy::new(dtype, shape);
+    let (x, tape, h, loss, grad) = (g.fresh("gx"), g.fresh("tape"), g.fresh("gh"), g.fresh("loss"), g.fresh("grad"));
+    g.w.line(format!("{x} = {}", literal(u, ty)?));
+    // Data from the program: bounded and finite, not watched.
+    let data = if g.chance(u, 1, 2)? {
+        let d = g.fresh("gd");
+        let e = tensor(g, u, ty)?;
+        g.w.line(format!("{d} = sc.tanh(sc.where(sc.abs({e}) < 4.0, {e}, 0.0))"));
+        Some(d)
+    } else {
+        None
+    };
+    // A float Variable of the program, watched automatically.
+    let vars: Vec<(String, TTy)> = g.tensor.host.variables.iter().filter(|(_, t)| t.dtype.is_float()).cloned().collect();
+    let var = if !vars.is_empty() && g.chance(u, 1, 3)? { Some(g.pick(u, &vars)?.clone()) } else { None };
+    g.w.line(format!("with sc.GradientTape() as {tape}:"));
+    g.w.indent();
+    g.w.line(format!("{tape}.watch({x})"));
+    let first = if g.chance(u, 2, 3)? { format!("sc.tanh({x} * 0.5)") } else { smooth(g, u, &x, &x)? };
+    g.w.line(format!("{h} = {first}"));
+    if let Some(d) = &data {
+        g.w.line(format!("{h} = {h} + {d} * {x}"));
+    }
+    if g.chance(u, 2, 3)? {
+        // A staged if (a cond): both branches differentiate through h.
+        let c = if g.chance(u, 1, 2)? { format!("sc.reduce_sum({h}) > {}", value(u)?) } else { test(g, u)? };
+        g.w.line(format!("if {c}:"));
+        g.w.indent();
+        let a = smooth(g, u, &h, &x)?;
+        g.w.line(format!("{h} = {a}"));
+        g.w.dedent();
+        g.w.line("else:");
+        g.w.indent();
+        let b = smooth(g, u, &h, &x)?;
+        g.w.line(format!("{h} = {b}"));
+        g.w.dedent();
+    }
+    if g.chance(u, 1, 2)? {
+        let i = g.fresh("gi");
+        g.w.line(format!("for {i} in range({}):", u.int_in_range(1..=3)?));
+        g.w.indent();
+        let s = smooth(g, u, &h, &x)?;
+        g.w.line(format!("{h} = sc.tanh({s} * 0.5)"));
+        g.w.dedent();
+    }
+    let reduce = *g.pick(u, &["sc.reduce_sum", "sc.reduce_mean"])?;
+    let total = match shape {
+        Shape::Mat(..) if g.chance(u, 1, 2)? => format!("{reduce}(sc.matmul({h}, sc.transpose({h})))"),
+        Shape::Vec(n) if n > 1 && g.chance(u, 1, 3)? => format!("{reduce}(sc.concat([{h}[1:], {h}[:1] * 2.0], 0) * {h})"),
+        _ => format!("{reduce}({h} * {h})"),
+    };
+    g.w.line(format!("{loss} = {total}"));
+    if let Some((v, _)) = &var {
+        g.w.line(format!("{loss} = {loss} + sc.cast(sc.reduce_sum(sc.tanh({v}.read_value() * 0.5)), {})", dtype.sc()));
+    }
+    g.w.dedent();
+    let sources = match &var {
+        Some((v, _)) => format!("[{x}, {v}]"),
+        None => x.clone(),
+    };
+    match &var {
+        Some((_, vty)) => {
+            let vgrad = g.fresh("grad");
+            g.w.line(format!("{grad}, {vgrad} = {tape}.gradient({loss}, {sources})"));
+            g.scope.bind(&vgrad, Ty::Tensor(*vty), false);
+        }
+        None => g.w.line(format!("{grad} = {tape}.gradient({loss}, {sources})")),
+    }
+    g.scope.bind(&grad, Ty::Tensor(ty), false);
+    Ok(String::new())
+}
