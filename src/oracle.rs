@@ -12,6 +12,9 @@
 //! whatever the original did; so are converted code that does not compile,
 //! the converter's own panic, a refusal on no line of the intended list, and
 //! a GPU op beyond its own tolerance (`staged-gpu`'s shadow check).
+//! [`planned`] adds one rule for generated tensor programs only, which end
+//! `Completed` by construction: an original run ending with an exception is
+//! a finding even where every mode agrees (shared code, below).
 //! [`Difference::kind`] names each kind for signatures and the reducer's
 //! predicate. A run whose graphs ran on the GPU compares floats within its
 //! tolerance ([`crate::close`]); integers, printed ones too, exactly.
@@ -47,11 +50,15 @@ pub enum Difference {
     /// The converter panicked (`crashed in conversion`).
     #[serde(rename = "converter")]
     ConverterCrash { message: String },
+    /// A generated tensor program's original run ended with an exception
+    /// the program did not plan ([`planned`]): every mode may agree.
+    #[serde(rename = "unplanned")]
+    Unplanned { original: Terminal },
 }
 
 impl Difference {
     /// Every kind [`Difference::kind`] returns.
-    pub const KINDS: &'static [&'static str] = &["terminal", "stdout", "global", "crash", "uncompilable", "converter", "refusal", "gpu"];
+    pub const KINDS: &'static [&'static str] = &["terminal", "stdout", "global", "crash", "uncompilable", "converter", "refusal", "gpu", "unplanned"];
 
     /// `terminal`, `stdout`, `global`, `crash`, `uncompilable` or
     /// `converter` (it crashed), `refusal` (unexpected) or `gpu` (a node
@@ -67,6 +74,7 @@ impl Difference {
             Difference::ConverterCrash { .. } => "converter",
             Difference::UnexpectedRefusal { .. } => "refusal",
             Difference::GpuOp { .. } => "gpu",
+            Difference::Unplanned { .. } => "unplanned",
         }
     }
 }
@@ -95,6 +103,9 @@ impl Difference {
             Difference::Uncompilable { message, line } => (format!("the converted program does not compile (converted line {line})"), None, message.clone()),
             Difference::ConverterCrash { message } => ("crashed in conversion".into(), None, message.clone()),
             Difference::GpuOp { node } => ("a GPU op beyond its tolerance".into(), None, node.clone()),
+            Difference::Unplanned { original } => {
+                ("an exception the generated program did not plan (its top level catches every class it raises on purpose)".into(), Some(original.to_string()), original.to_string())
+            }
             Difference::UnexpectedRefusal { construct, reason, line } => {
                 ("an unexpected refusal (not in src/refusals.rs)".into(), None, format!("line {line}: {construct}: {reason}"))
             }
@@ -149,6 +160,29 @@ pub fn verdict(runs: &[(Mode, ModeRun)]) -> Verdict {
         }
     }
     refused.unwrap_or(Verdict::Agree)
+}
+
+/// The verdict on a *generated tensor program* (the fuzz loop's cases of
+/// that family, never a user's file nor a compiler under test's run): its
+/// top level wraps each call in `try`/`except` of exactly the classes it
+/// raises on purpose (generator/src/tensor_raise.rs), and every value that
+/// could fail an op is chosen valid, so its original run ends `Completed`
+/// (tests/generated.rs holds the generator to that). An original run that
+/// raised is then a finding of kind `unplanned`, even where every mode
+/// agrees: that is the one place a slip in code all modes share shows — a
+/// shape or validity check that `infer` (the trace) and eager evaluation
+/// both call (`range_len`, `reshape_shape`), which raises the same error in
+/// every mode. A finding `verdict` already made is kept.
+pub fn planned(verdict: Verdict, runs: &[(Mode, ModeRun)]) -> Verdict {
+    if verdict.is_finding() {
+        return verdict;
+    }
+    match runs.first() {
+        Some((Mode::Original, ModeRun::Ran { outcome })) if matches!(outcome.terminal, Terminal::Raised { .. }) => {
+            Verdict::Diverged { mode: Mode::Original, differences: vec![Difference::Unplanned { original: outcome.terminal.clone() }] }
+        }
+        _ => verdict,
+    }
 }
 
 /// The differences between two outcomes of the same program.

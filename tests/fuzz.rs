@@ -75,3 +75,35 @@ fn bad_fuzz_arguments_are_usage_errors() {
         assert!(err.contains("--"), "{args:?}: {err}");
     }
 }
+
+/// The fuzz loop's rule for generated tensor programs (`oracle::planned`),
+/// on real runs: a program whose every mode raises the same ValueError (an
+/// invalid reshape, computed by the one shape function eager and traced runs
+/// share) agrees under the oracle, but as a generated tensor program it is a
+/// finding of kind `unplanned`; as a plain-family program, or once the
+/// program catches it, it is not.
+#[test]
+fn a_generated_tensor_program_ending_with_an_unplanned_exception_is_a_finding() {
+    use stagecheck::executor::Config;
+    use stagecheck::fuzz::outcome::{check_case, Kind};
+    use stagecheck::worker::Worker;
+    use stagecheck_generator::Program;
+    let case = |source: &str, family: Family| Case {
+        seed: 0,
+        index: 0,
+        bytes: Vec::new(),
+        config: Default::default(),
+        program: Program { source: source.into(), constructs: vec!["reshape"], family },
+    };
+    let raising = "import stagecheck as sc\n\n\n@sc.function\ndef f(t):\n    return sc.reshape(t, [2, 2])\n\n\nprint(f(sc.constant([1, 2, 3])))\n";
+    let mut worker = Worker::in_process(Config { keep_graph: false, ..Config::default() });
+    match check_case(&mut worker, &case(raising, Family::Tensor)).kind {
+        Kind::Finding { signature, .. } => {
+            assert_eq!((signature.kind.as_str(), signature.mode.as_str()), ("unplanned", "original"), "{signature:?}");
+        }
+        k => panic!("not a finding: {k:?}"),
+    }
+    assert!(matches!(check_case(&mut worker, &case(raising, Family::Plain)).kind, Kind::Agree));
+    let caught = raising.replace("print(f(", "try:\n    print(f(").replace("3])))\n", "3])))\nexcept (ValueError,) as e:\n    print('raised', type(e).__name__, e)\n");
+    assert!(matches!(check_case(&mut worker, &case(&caught, Family::Tensor)).kind, Kind::Agree), "{caught}");
+}

@@ -6,7 +6,7 @@
 
 use stagecheck::executor::{Limit, Outcome, Terminal, Value};
 use stagecheck::modes::{Mode, ModeRun, RefusalInfo};
-use stagecheck::oracle::{verdict, Difference, Verdict};
+use stagecheck::oracle::{planned, verdict, Difference, Verdict};
 use stagecheck_gpu::Tolerance;
 
 const COMPARED: [Mode; 3] = [Mode::Unstaged, Mode::Staged, Mode::StagedGpu];
@@ -181,4 +181,30 @@ fn on_the_gpu_floats_compare_within_the_tolerance_and_ints_exactly() {
     let mut cpu = original.clone();
     cpu.globals[2].1 = Value::Float(0.5f64.next_up().to_bits());
     assert_differs(&runs(Mode::Staged, original.clone(), cpu), Mode::Staged, "global", "one ULP off on the CPU");
+}
+
+/// `planned` (generated tensor programs end `Completed`): an original that
+/// raised, every mode agreeing, is a finding of kind `unplanned` blamed on
+/// the original; a completed one still agrees, and a finding already made
+/// is kept as it was.
+#[test]
+fn an_exception_a_generated_program_did_not_plan_is_a_finding_though_every_mode_agrees() {
+    let raising = Outcome { terminal: raised("ValueError", "Requires start <= limit when delta > 0: 0/3", 4), ..base() };
+    let agreeing = runs(Mode::Staged, raising.clone(), raising.clone());
+    assert_agree(&agreeing, "every mode raised the same");
+    match planned(verdict(&agreeing), &agreeing) {
+        Verdict::Diverged { mode: Mode::Original, differences } => {
+            assert_eq!(differences.iter().map(Difference::kind).collect::<Vec<_>>(), ["unplanned"]);
+            assert!(differences[0].describe().2.contains("ValueError"), "{differences:?}");
+        }
+        v => panic!("not an unplanned finding: {v:?}"),
+    }
+    let completed = runs(Mode::Staged, base(), base());
+    assert!(matches!(planned(verdict(&completed), &completed), Verdict::Agree));
+    let other = Outcome { terminal: raised("KeyError", "k", 4), ..base() };
+    let diverging = runs(Mode::Unstaged, raising, other);
+    match planned(verdict(&diverging), &diverging) {
+        Verdict::Diverged { mode: Mode::Unstaged, differences } => assert_eq!(differences[0].kind(), "terminal"),
+        v => panic!("the first finding was not kept: {v:?}"),
+    }
 }

@@ -47,7 +47,18 @@ pub fn check_case(worker: &mut Worker, case: &Case) -> Checked {
 pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mode]) -> Checked {
     let started = std::time::Instant::now();
     let path = format!("fuzz-{}-{}.py", case.seed, case.index);
-    let kind = match check(worker, &case.program.source, &path, modes) {
+    // A generated tensor program run by our own stager ends `Completed` in
+    // its original run (`oracle::planned`); under a target it is another's.
+    let tensor = case.program.family == stagecheck_generator::Family::Tensor && worker.target().is_none();
+    let judged = |worker: &mut Worker, source: &str, path: &str, modes: &[crate::modes::Mode]| {
+        check(worker, source, path, modes).map(|mut r| {
+            if tensor {
+                r.verdict = crate::oracle::planned(r.verdict, &r.runs);
+            }
+            r
+        })
+    };
+    let kind = match judged(worker, &case.program.source, &path, modes) {
         Err(e) => Kind::Invalid { message: e.to_string() },
         Ok(report) => match report.verdict {
             Verdict::Agree => Kind::Agree,
@@ -60,14 +71,14 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
                     let config = crate::executor::Config { time_limit: normal.time_limit * SLOW_FACTOR, ..normal.clone() };
                     // A target's worker takes the longer limit in place (no restart).
                     if worker.set_limits(&config) {
-                        let again = check(worker, &case.program.source, &path, modes);
+                        let again = judged(worker, &case.program.source, &path, modes);
                         worker.set_limits(&normal);
                         again
                     } else {
-                        check(&mut worker.like(config), &case.program.source, &path, modes)
+                        judged(&mut worker.like(config), &case.program.source, &path, modes)
                     }
                 } else {
-                    check(worker, &case.program.source, &path, modes)
+                    judged(worker, &case.program.source, &path, modes)
                 };
                 let under_target = worker.target().is_some();
                 match again {

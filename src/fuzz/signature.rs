@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Signature {
     /// `terminal`, `stdout`, `global`, `crash`, `uncompilable`, `converter`,
-    /// `refusal`, `gpu` (`Difference::kind`).
+    /// `refusal`, `gpu`, `unplanned` (`Difference::kind`).
     pub kind: String,
     pub mode: String,
     pub constructs: Vec<String>,
@@ -149,6 +149,7 @@ fn detail(d: &Difference) -> String {
         Difference::Uncompilable { message, .. } => super::outcome::reason_key("compile", message),
         Difference::GpuOp { node } => first(node.split(" on (").next().unwrap_or(node)),
         Difference::Stdout { .. } | Difference::Global { .. } => String::new(),
+        Difference::Unplanned { original } => ended(original),
     }
 }
 
