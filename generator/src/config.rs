@@ -137,6 +137,18 @@ pub struct Config {
     pub allow_big_ints: bool,
     /// Mutually recursive functions.
     pub allow_mutual_recursion: bool,
+    /// Names bound inside a converted block and read after it: an `import`, a
+    /// `match` capture, a walrus in a comprehension, an annotated local, a
+    /// block of only a declaration, `+=`/`del` of a maybe-unbound local, the
+    /// return a `with` cancels; in the tensor family a generator lambda and a
+    /// name dead after a staged `if`.
+    pub allow_block_bindings: bool,
+    /// Functions reading their namespace (`locals()`, `vars()`, `dir()`) and
+    /// functions with docstrings.
+    pub allow_namespace: bool,
+    /// Products past the family's small shapes: wide and tall, batched
+    /// (rank 3), and onto a temporary operand (tensor family).
+    pub allow_big_matmul: bool,
     /// Nesting of compound statements: 1..=4 after clamping.
     pub max_depth: u8,
     /// Statements per block: 1..=6 after clamping.
@@ -229,6 +241,9 @@ impl Default for Config {
             allow_raise_from: true,
             allow_big_ints: true,
             allow_mutual_recursion: true,
+            allow_block_bindings: true,
+            allow_namespace: true,
+            allow_big_matmul: true,
             max_depth: 3,
             max_stmts: 4,
             max_functions: 3,

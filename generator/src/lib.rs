@@ -24,7 +24,9 @@
 //! `tensor_values.rs` dtypes and special values, `tensor_calls.rs` retraces,
 //! captures, closures, recursion and the top level, `tensor_host.rs` print,
 //! assert, Variables and `sc.py_function` in staged code, `tensor_lists.rs`
-//! lists grown in staged loops), `scope.rs` (what is bound
+//! lists grown in staged loops, `tensor_matmul.rs` products past the small
+//! shapes; `plain_bind.rs` names bound in converted blocks and read after
+//! them, namespace readers and docstrings), `scope.rs` (what is bound
 //! where), `types.rs`, `names.rs`, `emit.rs` (indentation).
 
 mod config;
@@ -32,6 +34,7 @@ mod emit;
 mod gen;
 mod names;
 mod plain;
+mod plain_bind;
 mod plain_data;
 mod plain_expr;
 mod plain_objects;
@@ -41,6 +44,7 @@ mod tensor;
 mod tensor_expr;
 mod tensor_host;
 mod tensor_lists;
+mod tensor_matmul;
 mod tensor_calls;
 mod tensor_python;
 mod tensor_raise;

@@ -545,6 +545,18 @@ pub(crate) fn read_maybe_unbound(g: &mut Gen, v: &str) {
     g.w.line(format!("    print('unbound', type({e}).__name__, {e})"));
 }
 
+/// `try:` `body` `except NameError` printing the exception's type
+/// (UnboundLocalError in functions; its message is RustPython's own).
+pub(crate) fn guarded_name_error(g: &mut Gen, body: &[String]) {
+    let e = g.fresh("e");
+    g.w.line("try:");
+    for l in body {
+        g.w.line(format!("    {l}"));
+    }
+    g.w.line(format!("except NameError as {e}:"));
+    g.w.line(format!("    print('unbound', type({e}).__name__)"));
+}
+
 pub fn unbound_read(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     let v = g.fresh("v");
     if g.chance(u, 1, 3)? {

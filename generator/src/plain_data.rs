@@ -63,10 +63,15 @@ pub fn fstring(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
             _ => {
                 let ints = vars(g, Ty::Int);
                 if ints.is_empty() {
-                    format!("{{({e})=}}")
+                    // A str value (its repr is not its str) and `!s`.
+                    if g.chance(u, 1, 2)? { format!("{{str({e})=}}") } else { format!("{{({e})=}} {{str({e}) = !s:>4}}") }
                 } else {
                     let v = g.pick(u, &ints)?.clone();
-                    format!("{{{v}=}} {{{v} = :>4}}")
+                    match u.int_in_range(0..=2)? {
+                        0 => format!("{{{v}=}} {{{v} = :>4}}"),
+                        1 => format!("{{str({v})=}} {{{v}=!s}}"),
+                        _ => format!("{{'ab' * ({v} % 3)=}} {{str({v}) = !r:<6}}"),
+                    }
                 }
             }
         });
@@ -508,11 +513,17 @@ pub fn match_structure(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<Str
 pub fn walrus(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     let v = g.fresh("v");
     let e = bounded(pe::int(g, u)?);
-    match u.int_in_range(0..=2)? {
-        0 => {
+    match u.int_in_range(0..=3)? {
+        0 | 3 => {
             let op = *g.pick(u, &["<", ">", "==", "!="])?;
             let k = g.small_int(u)?;
-            g.w.line(format!("if ({v} := {e}) {op} {k}:"));
+            // The walrus on the left, on the right, or between two others.
+            let hi = g.small_int(u)?;
+            g.w.line(match u.int_in_range(0..=2)? {
+                0 => format!("if ({v} := {e}) {op} {k}:"),
+                1 => format!("if {k} {op} ({v} := {e}):"),
+                _ => format!("if {k} < ({v} := {e}) <= {hi}:"),
+            });
             let mark = g.scope.mark();
             g.scope.bind(&v, Ty::Int, false);
             g.block(u)?;

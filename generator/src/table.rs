@@ -15,8 +15,8 @@
 use crate::config::Config;
 use crate::gen::Gen;
 use crate::types::TTy;
-use crate::{plain, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family};
-use crate::{tensor_calls as tc, tensor_host as th, tensor_lists as tl, tensor_python as tp, tensor_raise as tr, tensor_values as tv};
+use crate::{plain, plain_bind as pb, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family};
+use crate::{tensor_calls as tc, tensor_host as th, tensor_lists as tl, tensor_matmul as tm, tensor_python as tp, tensor_raise as tr, tensor_values as tv};
 use arbitrary::{Result, Unstructured};
 
 /// What the generator wants at this point.
@@ -172,6 +172,15 @@ pub static TABLE: &[Construct] = &[
     row("big_int", P, int_nest, |c| half(c.allow_big_ints, c.weight_exprs), pd::big_int),
     row("identity", P, cond_nest, |c| half(c.allow_identity, c.weight_exprs), pd::identity),
     row("isinstance", P, cond_nest, |c| half(c.allow_identity, c.weight_exprs), pd::isinstance),
+    // ---- plain family: bound in a converted block, read after (plain_bind.rs)
+    row("import_in_block", P, pb::can_in_fn, |c| half(c.allow_block_bindings, c.weight_scoping), pb::import_in_block),
+    row("capture_after_block", P, pb::can_in_fn, |c| half(c.allow_block_bindings && c.allow_match, c.weight_control), pb::capture_after_block),
+    row("walrus_after_block", P, pb::can_in_fn, |c| half(c.allow_block_bindings && c.allow_walrus, c.weight_exprs), pb::walrus_after_block),
+    row("annotated_local", P, pb::can_in_fn, |c| half(c.allow_block_bindings, c.weight_simple), pb::annotated_local),
+    row("declaration_block", P, pb::can_in_fn, |c| gate(c.allow_block_bindings && c.allow_global_nonlocal, c.weight_scoping), pb::declaration_block),
+    row("unbound_update", P, pb::can_in_fn, |c| half(c.allow_block_bindings && c.allow_unbound_paths, c.weight_exceptions), pb::unbound_update),
+    row("with_cancelled_exit", P, pb::can_with_exit, |c| gate(c.allow_block_bindings, c.weight_exceptions), pb::with_cancelled_exit),
+    row("namespace_and_doc", P, pb::can_nested_def, |c| half(c.allow_namespace, c.weight_calls), pb::namespace_and_doc),
     // ---- tensor family: statements ------------------------------------
     row("tensor_assign", T, tensor::can_assign, simple, tensor::assign),
     row("staged_if", T, tensor::can_compound, |c| 1 + c.weight_control as u32, tensor::staged_if),
@@ -185,6 +194,8 @@ pub static TABLE: &[Construct] = &[
     row("python_loop_bound", T, tp::can_loop_bound, |c| gate(c.allow_hyperparams, 1 + c.weight_loops), tp::loop_bound),
     row("staged_raise", T, tr::can_raise, |c| half(c.allow_staged_raise, c.weight_exceptions), tr::raise_stmt),
     row("staged_unbound_branch", T, tr::can_unbound_branch, |c| half(c.allow_staged_unbound, c.weight_exceptions), tr::unbound_branch),
+    row("yield_lambda", T, tensor::can_top_stmt, |c| half(c.allow_block_bindings, c.weight_control), tensor::yield_lambda),
+    row("dead_cond_output", T, tensor::can_top_stmt, |c| half(c.allow_block_bindings, c.weight_control), tensor::dead_cond_output),
     // ---- tensor family: expressions -----------------------------------
     row("tensor_literal", T, |_, w| matches!(w, Want::Tensor(_)), simple, tensor_expr::literal),
     row("tensor_name", T, tensor_expr::can_name, |c| 3 * simple(c), tensor_expr::name),
@@ -228,6 +239,11 @@ pub static TABLE: &[Construct] = &[
     row("bool_condition", T, tv::can_bool_condition, |c| half(c.allow_wide_dtypes, c.weight_control), tv::bool_condition),
     row("slicing", T, tv::can_slicing, |c| gate(c.allow_slicing, c.weight_exprs), tv::slicing),
     row("broadcast", T, tv::can_broadcast, |c| gate(c.allow_broadcast, c.weight_exprs), tv::broadcast),
+    row("int_power", T, tv::can_int, |c| half(c.allow_int_overflow, c.weight_exprs), tv::int_power),
+    // ---- tensor family: the matmul kernels' other paths (tensor_matmul.rs)
+    row("wide_matmul", T, tm::can_mat, |c| half(c.allow_big_matmul, c.weight_exprs), tm::wide_matmul),
+    row("batched_matmul", T, tm::can_mat, |c| half(c.allow_big_matmul, c.weight_exprs), tm::batched_matmul),
+    row("donor_matmul", T, tm::can_mat, |c| half(c.allow_big_matmul, c.weight_exprs), tm::donor_matmul),
     // ---- tensor family: definitions and calls (tensor_calls.rs) --------
     row("captured_tensor", T, tc::can_captured, |c| gate(c.allow_captures, 1 + c.weight_calls), tc::captured),
     row("retrace_shape", T, tc::can_retrace_shape, |c| half(c.allow_retrace, c.weight_calls), tc::retrace_shape),

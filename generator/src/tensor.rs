@@ -506,3 +506,47 @@ pub(crate) fn python_if(g: &mut Gen, u: &mut Unstructured, c: &str) -> Result<St
     g.ctx = saved;
     Ok(String::new())
 }
+
+pub fn can_top_stmt(g: &Gen, w: Want) -> bool {
+    w == Want::Stmt && g.ctx.in_staged_fn && !g.ctx.staged && g.can_nest_stmt()
+}
+
+/// `lam = lambda: (yield k)`: a generator lambda in a staged function,
+/// never called. Its `yield` is the lambda's: the function is still an
+/// ordinary one to convert (its staged `if`s staged), not a generator.
+pub fn yield_lambda(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let l = g.fresh("lam");
+    g.w.line(format!("{l} = lambda: (yield {})", u.int_in_range(0..=3)?));
+    staged_if(g, u, Want::Stmt)
+}
+
+/// A name bound before a staged `if` to a Python int or a tensor of another
+/// dtype, assigned a tensor in a branch, and assigned again after the `if`
+/// before any read: dead after the `if`, so it is no output of the staged
+/// `if` (were it one, its branches would disagree in type: a refusal).
+pub fn dead_cond_output(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let ty = random_tty(g, u)?;
+    let t = g.fresh("t");
+    let before = match u.int_in_range(0..=2)? {
+        0 => u.int_in_range(0..=3)?.to_string(),
+        1 if ty.dtype != DType::F32 => "sc.constant(0.5)".to_string(),
+        _ if ty.dtype != DType::I32 => "sc.constant(1)".to_string(),
+        _ => "sc.constant([True, False])".to_string(),
+    };
+    g.w.line(format!("{t} = {before}"));
+    let c = test(g, u)?;
+    g.w.line(format!("if {c}:"));
+    g.w.indent();
+    let e = wrap(tensor(g, u, ty)?, ty);
+    g.w.line(format!("{t} = {e}"));
+    g.w.dedent();
+    staged_block(g, u, false)?;
+    if g.chance(u, 1, 2)? {
+        g.w.line("else:");
+        staged_block(g, u, false)?;
+    }
+    let e = wrap(tensor(g, u, ty)?, ty);
+    g.w.line(format!("{t} = {e}"));
+    g.scope.bind(&t, Ty::Tensor(ty), false);
+    Ok(String::new())
+}

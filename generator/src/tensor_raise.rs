@@ -16,8 +16,9 @@
 //!   last in such a branch. What raises: a call of a module-level function that
 //!   always raises (plain, or staged: a call node that raises), a name bound
 //!   nowhere (NameError), the function's *late local* (below), `w[7]` of the
-//!   knob list (IndexError: it never holds more than 5) or a key the knob
-//!   dict never has (KeyError);
+//!   knob list (IndexError: it never holds more than 5), a key the knob
+//!   dict never has (KeyError), a transpose by a permutation of other axes
+//!   or a matmul of a vector (ValueError: shape checks every mode shares);
 //! - reads of a local unbound on that path, where the original raises
 //!   UnboundLocalError whatever the inputs: the late local, bound only as the
 //!   staged function's last statement (before its `return`), so every read
@@ -173,6 +174,9 @@ fn raising(g: &mut Gen, u: &mut Unstructured, t: TTy) -> Result<String> {
     if knobs.dict.is_some() {
         kinds.extend([4, 4]);
     }
+    // An op TensorFlow refuses for its shapes (ValueError): the shape checks
+    // every mode shares, with an operand that breaks them.
+    kinds.extend([5, 6]);
     Ok(match *g.pick(u, &kinds)? {
         1 => {
             let f = g.pick(u, &g.tensor.raises.raisers.clone())?.clone();
@@ -191,6 +195,26 @@ fn raising(g: &mut Gen, u: &mut Unstructured, t: TTy) -> Result<String> {
             g.tensor.raises.caught.insert("KeyError");
             let d = knobs.dict.expect("kind 4");
             format!("({} + {d}['zz'])", tensor(g, u, t)?)
+        }
+        5 => {
+            // A permutation naming an axis the matrix lacks.
+            g.tensor.raises.caught.insert("ValueError");
+            let d = if t.dtype.is_num() { t.dtype } else { DType::I32 };
+            let (r, c) = (u.int_in_range(1..=3)?, u.int_in_range(1..=3)?);
+            let m = tensor(g, u, TTy::new(d, Shape::Mat(r, c)))?;
+            let perm = g.pick(u, &["[0, 2]", "[2, 0]", "[0, 0]", "[1]", "[0, 1, 2]"])?;
+            format!("sc.reshape(sc.transpose({m}, {perm}), {})", t.shape.list())
+        }
+        6 => {
+            // A product with a vector operand (TF's matmul wants rank 2).
+            g.tensor.raises.caught.insert("ValueError");
+            let d = if t.dtype.is_num() { t.dtype } else { DType::F32 };
+            let n = u.int_in_range(1..=4)?;
+            let v = tensor(g, u, TTy::new(d, Shape::Vec(n)))?;
+            let other = if g.chance(u, 2, 3)? { Shape::Vec(n) } else { Shape::Mat(n, u.int_in_range(1..=3)?) };
+            let o = tensor(g, u, TTy::new(d, other))?;
+            let p = if g.chance(u, 1, 2)? { format!("sc.matmul({v}, {o})") } else { format!("sc.matmul({o}, {v})") };
+            format!("sc.reshape({p}, {})", t.shape.list())
         }
         _ => {
             // A name bound nowhere in the program.

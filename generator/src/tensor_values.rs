@@ -2,14 +2,16 @@
 //! ±inf, ±0 and float overflow (`special_values`), integer wrap-around
 //! (`int_overflow`), division by zero (`division_by_zero`: floats give
 //! inf/NaN, integer `//` and `%` raise `ZeroDivisionError`, caught at the top
-//! level), bitwise `&`, `|`, `^`, `~` on ints and bools (`bitwise`), comparisons
+//! level; sometimes into an empty result, which raises nothing), integer
+//! powers with negative exponents (`int_power`: ValueError, caught at the
+//! top level), bitwise `&`, `|`, `^`, `~` on ints and bools (`bitwise`), comparisons
 //! giving bool tensors (`compare_tensor`), bool tensors as conditions
 //! (`bool_condition`) and slicing (`slicing`). Each a row of the table,
 //! gated by its `Config` switch.
 //!
 //! Every value-dependent error is one the original raises too, computed by
-//! the same kernel in every mode: the only one written on purpose is the
-//! integer division by zero; loop bounds and indices never depend on these
+//! the same kernel in every mode: the only ones written on purpose are the
+//! integer division by zero and the negative integer power; loop bounds and indices never depend on these
 //! values (`% 5` bounds, literal indices).
 
 use crate::gen::Gen;
@@ -133,6 +135,9 @@ pub fn division_by_zero(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<St
     if t.dtype.is_int() {
         g.tensor.raises.caught.insert("ZeroDivisionError");
         let op = g.pick(u, &["//", "%"])?;
+        if g.chance(u, 1, 4)? {
+            return empty_division(g, u, t, a, op);
+        }
         return Ok(format!("({a} {op} {b})"));
     }
     Ok(match u.int_in_range(0..=4)? {
@@ -143,11 +148,61 @@ pub fn division_by_zero(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<St
     })
 }
 
+/// An integer `//` or `%` whose result is empty, by a divisor holding a 0
+/// broadcast into it: TensorFlow returns the empty tensor (no element is
+/// divided), so nothing raises. Joined to `a` (`t`) so it shows: a concat
+/// along the first axis, or `+` the empty result's sum (0) for a scalar.
+fn empty_division(g: &mut Gen, u: &mut Unstructured, t: TTy, a: String, op: &str) -> Result<String> {
+    let d = t.dtype;
+    let zero = constant_of("0".into(), d);
+    let scalar_divisor = |g: &mut Gen, u: &mut Unstructured| -> Result<String> {
+        Ok(if g.chance(u, 1, 2)? { zero.clone() } else { tensor(g, u, TTy::new(d, Shape::Scalar))? })
+    };
+    Ok(match t.shape {
+        Shape::Scalar => {
+            let b = scalar_divisor(g, u)?;
+            format!("({a} + sc.reduce_sum(sc.zeros([0], {}) {op} {b}))", d.sc())
+        }
+        Shape::Vec(_) => {
+            let b = scalar_divisor(g, u)?;
+            format!("sc.concat([{a}, (sc.zeros([0], {}) {op} {b})], 0)", d.sc())
+        }
+        Shape::Mat(_, c) => {
+            // A row of divisors, one of them 0, or a scalar one.
+            let b = if g.chance(u, 1, 2)? {
+                let at = u.int_in_range(0..=c - 1)?;
+                let row: Vec<String> = (0..c).map(|i| if i == at { "0".to_string() } else { (i + 1).to_string() }).collect();
+                constant_of(format!("[{}]", row.join(", ")), d)
+            } else {
+                scalar_divisor(g, u)?
+            };
+            format!("sc.concat([{a}, (sc.zeros([0, {c}], {}) {op} {b})], 0)", d.sc())
+        }
+    })
+}
+
+/// `a ** b` of integer tensors, `b` a constant of small exponents: a
+/// negative one (a third of the time) makes TensorFlow raise
+/// InvalidArgumentError (ValueError here: caught at the top level).
+pub fn int_power(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
+    let t = want_tensor(w).expect("a tensor");
+    let a = tensor(g, u, t)?;
+    let negative = g.chance(u, 1, 3)?;
+    if negative {
+        g.tensor.raises.caught.insert("ValueError");
+    }
+    let lo = if negative { -2 } else { 0 };
+    let text = value_text_with(u, t.shape, &mut |u| Ok(u.int_in_range(lo..=3)?.to_string()))?;
+    // At least one negative exponent where one was meant.
+    let text = if negative && !text.contains('-') { text.replacen(|c: char| c.is_ascii_digit(), "-1", 1) } else { text };
+    Ok(format!("({a} ** {})", constant_of(text, t.dtype)))
+}
+
 pub fn can_bitwise(g: &Gen, w: Want) -> bool {
     want_tensor(w).is_some_and(|t| !t.dtype.is_float()) && g.can_nest_expr()
 }
 
-/// `&`, `|` and `~` of int or bool tensors.
+/// `&`, `|`, `^` and `~` of int or bool tensors.
 pub fn bitwise(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
     let t = want_tensor(w).expect("a tensor");
     let a = tensor(g, u, t)?;

@@ -240,7 +240,8 @@ def _broadcast_shape(a, b):
     for x, y in zip(a, b):
         if x != y and 1 not in (x, y):
             raise ValueError('shapes %r and %r do not broadcast' % (a, b))
-        out.append(max(x, y))
+        # A 1 takes the other's size, 0 included.
+        out.append(x if y == 1 else y)
     return tuple(out)
 
 
@@ -339,6 +340,10 @@ def eye(n, dtype=float32):
 
 
 def matmul(a, b):
+    if len(a.shape) == 3 and len(b.shape) == 3 and a.shape[0] == b.shape[0]:
+        # Batched: one product per leading index.
+        outs = [matmul(a[i], b[i]) for i in _py_range(a.shape[0])]
+        return Tensor([x for o in outs for x in o.flat], (a.shape[0],) + outs[0].shape, a.dtype)
     if a.dtype is not b.dtype or len(a.shape) != 2 or len(b.shape) != 2 or a.shape[1] != b.shape[0]:
         raise ValueError('matmul of %s %r and %s %r' % (a.dtype.name, a.shape, b.dtype.name, b.shape))
     (r, k), c = a.shape, b.shape[1]
@@ -442,7 +447,7 @@ def stack(values, axis=0):
     if not values:
         raise ValueError('sc.stack of an empty list')
     d, s = values[0].dtype, values[0].shape
-    if any(v.dtype is not d or v.shape != s for v in values) or len(s) > 1:
+    if any(v.dtype is not d or v.shape != s for v in values) or len(s) > 2 or (len(s) == 2 and axis != 0):
         raise ValueError('stack of %r' % (values,))
     t = Tensor([x for v in values for x in v.flat], (len(values),) + s, d)
     if axis == 0:
