@@ -49,6 +49,9 @@ pub struct TensorState {
     pub calls: Calls,
     /// Variables and `sc.py_function` targets.
     pub host: Host,
+    /// Writing a helper, which other staged functions call, from their
+    /// staged control flow too: its top level may be inside theirs.
+    pub helper: bool,
 }
 
 /// The whole program.
@@ -76,6 +79,7 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
         let result = if poly.is_none() && g.chance(u, 1, 2)? { params[0] } else { random_tty(g, u)? };
         let pair = poly.is_none() && i >= n_helpers && g.chance(u, 1, 4)?;
         let closure = tensor_calls::closure(g, u)?;
+        g.tensor.helper = i < n_helpers;
         staged_fn(g, u, &name, &params, poly.clone(), hyper, result, pair, closure)?;
         let arity = params.len() + hyper as usize;
         let poly = poly.map(|(_, v)| v);

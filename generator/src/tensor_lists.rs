@@ -23,8 +23,11 @@ use crate::tensor_raise;
 use crate::types::{DType, Shape, TTy, Ty};
 use arbitrary::{Result, Unstructured};
 
+/// At a staged function's top level, not a helper's: a helper called from
+/// a staged loop or branch would append inside that staged control flow (a
+/// refusal: the list would grow once, when traced).
 pub fn can_list(g: &Gen, w: Want) -> bool {
-    w == Want::Stmt && g.ctx.in_staged_fn && !g.ctx.staged && g.can_nest_stmt()
+    w == Want::Stmt && g.ctx.in_staged_fn && !g.ctx.staged && !g.tensor.helper && g.can_nest_stmt()
 }
 
 pub fn staged_list(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
