@@ -15,6 +15,12 @@
 //! from PyPI and sets it); without it the NumPy column is skipped, saying so.
 //!
 //!     scripts/bench-staging        # or: cargo bench --bench staging
+//!
+//! `STAGING_CALLS=n` instead runs the workloads named in the arguments (all
+//! when none) once each, staged, with exactly `n` calls, in this process,
+//! untimed: `scripts/bench-instructions` counts the instructions of a run
+//! with 1 call and one with 1 + n under callgrind, a per-call figure that a
+//! busy machine does not disturb (wall-clock times here vary by half).
 
 use stagecheck::executor::{tensors::Mode, Config, Terminal};
 use stagecheck::worker::Worker;
@@ -29,13 +35,19 @@ const WORKLOADS: &[(&str, &str, &str, usize)] = &[
     ("sgd_history", include_str!("staging/sgd_history.py"), include_str!("staging/sgd_history_numpy.py"), 20),
 ];
 
+/// The workload with `calls` calls, as `mode` runs it.
+fn source(program: &str, calls: usize, mode: Mode) -> String {
+    let source = program.replace("__CALLS__", &calls.to_string());
+    if mode != Mode::Staged {
+        return source;
+    }
+    // Staging runs the converted program (as `stagecheck check` does).
+    stagecheck_transformer::convert(&source, "bench.py").expect("the workload converts").source
+}
+
 /// Seconds of one run of `program` with `calls` calls (best of three).
 fn run(worker: &mut Worker, program: &str, calls: usize, mode: Mode) -> (f64, String) {
-    let mut source = program.replace("__CALLS__", &calls.to_string());
-    if mode == Mode::Staged {
-        // Staging runs the converted program (as `stagecheck check` does).
-        source = stagecheck_transformer::convert(&source, "bench.py").expect("the workload converts").source;
-    }
+    let source = source(program, calls, mode);
     let mut best = f64::INFINITY;
     let mut stdout = String::new();
     for _ in 0..3 {
@@ -65,9 +77,24 @@ fn numpy(port: &str, n: usize) -> Option<f64> {
     String::from_utf8_lossy(&out.stdout).split_whitespace().next()?.parse().ok()
 }
 
+/// `STAGING_CALLS`'s mode (module doc): the picked workloads' staged runs.
+fn counted(calls: usize, config: Config) {
+    let picked: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let mut worker = Worker::in_process(config);
+    for (name, program, _, _) in WORKLOADS.iter().filter(|w| picked.is_empty() || picked.iter().any(|p| p == w.0)) {
+        let out = worker.run_in(&source(program, calls, Mode::Staged), "bench.py", Mode::Staged).expect("the workload compiles");
+        assert_eq!(out.terminal, Terminal::Completed, "{name}: {}", out.terminal);
+        print!("{name}: {}", out.stdout);
+    }
+}
+
 fn main() {
     let mut config = Config::default();
     config.time_limit = Duration::from_secs(120);
+    if let Some(calls) = std::env::var("STAGING_CALLS").ok().and_then(|n| n.parse().ok()) {
+        config.time_limit = Duration::from_secs(3600);
+        return counted(calls, config);
+    }
     let mut worker = Worker::new(config);
     println!("{:<8} {:>12} {:>12} {:>12} {:>9} {:>9}", "workload", "eager RP", "staged", "numpy", "vs eager", "vs numpy");
     for (name, program, port, n) in WORKLOADS {
