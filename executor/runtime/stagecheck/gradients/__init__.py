@@ -21,8 +21,21 @@ at the bottom, then one per staged part traced while a tape records):
   cond_v2's intermediates). Its backward is a cond over the branches'
   backward passes; the gradient already accumulated for each value the
   branches captured goes in, so sums associate as in the eager walk.
-- staged loops whose body records anything are refused for now (while_v2's
-  accumulators are not built): StagingError.
+- a staged while/for loop (`control_flow.py: _loop`) is traced twice too:
+  the second time its body pushes, at every iteration, the values its
+  backward pass needs on lists carried as extra loop variables (while_v2's
+  accumulators, graph/src/list.rs), and counts its iterations; the
+  backward is a loop running as many times, popping them, carrying the
+  gradients of the loop variables and of the values the body captured.
+  Not yet: a loop inside a loop (its accumulators would be lists of lists),
+  a list of the program's grown in the loop, a cond inside the loop reaching
+  a value through one branch only (StagingError refusals).
+
+A value that is both a loop's initial value and captured by its body gets
+two sums (the loop variable's, the capture's) added after the loop, where
+the eager walk interleaves them in the first iteration: equal in the tests
+and corpus, but not associated the same way in general (last-bit differences
+are possible there).
 
 Exactness: the eager and staged walks accumulate each value's gradient
 contributions in the same order, left to right (a call's backward adds its
@@ -167,6 +180,11 @@ def _same_key(k):
 
 def _record(op, attrs, ins, out):
     if _n.dtype(out) not in _FLOATS:
+        return
+    if op.startswith('List'):
+        for r in _levels[-1].recorders:
+            if r.active and any(_n.dtype(h) in _FLOATS and r.connected(id(h)) for h in ins):
+                raise StagingError('a gradient through a list in staged control flow is not staged yet')
         return
     for r in _levels[-1].recorders:
         if not r.active:
@@ -372,13 +390,17 @@ class _Part:
                     self.outer_needed.append(h)
         return out
 
-    def record_on_parent(self, entry, outs):
-        for r in self.parent.recorders:
-            if r.active:
-                r.entries.append(entry)
-                for h in outs:
-                    if _n.dtype(h) in _FLOATS:
-                        r.produced.add(id(h))
+
+
+def _record_on(level, entry):
+    """A staged part's entry (call, cond, loop), on the tapes of the level
+    it was traced from; its float outputs become connected there."""
+    for r in level.recorders:
+        if r.active:
+            r.entries.append(entry)
+            for h in entry.outs:
+                if _n.dtype(h) in _FLOATS:
+                    r.produced.add(id(h))
 
 
 def refuse_part(label):
@@ -395,10 +417,6 @@ class _Refused(_Part):
     def __exit__(self, *exc):
         _Part.__exit__(self, *exc)
         if exc[0] is None and self.sub.entries:
-            if 'while' in self.label or 'for' in self.label:
-                raise StagingError('a gradient through a staged while/for loop (its loop-carried values would have to '
-                                   'be kept for the backward pass: not staged yet); unroll it with a Python range, or '
-                                   'take the gradient outside the staged function')
             raise StagingError('a gradient through a staged %s is not staged yet (use an if statement)' % self.label)
         return False
 
@@ -434,7 +452,7 @@ class FunctionRecording(_Part):
         if self.sub.entries:
             entry = _Call(self.sub.entries, self.params_h, [t._h for t in arg_handles], self.outs_h,
                           [t._h for t in user], self.saved_h, [t._h for t in saved])
-            self.record_on_parent(entry, entry.outs)
+            _record_on(self.parent, entry)
         return user
 
 
@@ -514,12 +532,7 @@ class CondRecording:
                       [(self.parts[0].sub.entries, self.outs[0], self.saved[0], [t._h for t in t_saved]),
                        (self.parts[1].sub.entries, self.outs[1], self.saved[1], [t._h for t in e_saved])],
                       self.parent)
-        for r in self.parent.recorders:
-            if r.active:
-                r.entries.append(entry)
-                for h in entry.outs:
-                    if _n.dtype(h) in _FLOATS:
-                        r.produced.add(id(h))
+        _record_on(self.parent, entry)
         return user
 
 
@@ -544,6 +557,9 @@ def _outer_refs(branches, parent):
                 cands.append((_var_key(e.var), e.var))
             elif isinstance(e, _Call):
                 cands.extend((id(a), a) for a in e.args)
+            elif isinstance(e, _While):
+                cands.extend((id(a), a) for a in e.inits)
+                cands.extend((k, h) for k, h in e.refs)
             else:
                 cands.extend((k, h) for k, h in e.refs)
         cands.extend((id(h), h) for h in inner_outs)
@@ -627,6 +643,7 @@ class _Paused:
     def __enter__(self):
         _levels.append(_Level(_levels[-1]))
         _refresh()
+        return self
 
     def __exit__(self, *exc):
         _levels.pop()
@@ -635,21 +652,239 @@ class _Paused:
 
 
 def _trace_part(label, fn):
-    _n.trace_begin(label, [])
+    return _trace_loop_part(label, [], lambda _: fn())
+
+
+def taped_parts():
+    """Whether parts traced now must record (a tape records at this level)."""
+    return _t._tape_hook is not None
+
+
+# ---------------------------------------------------------------- staged loops
+
+_INT32 = 'int32'
+
+
+def _list_new(sig):
+    return _n.apply('ListNew', {'dtype': sig[0], 'shape': list(sig[1])}, [])
+
+
+def _list_sig(sig):
+    return (sig[0], (None,) + tuple(sig[1]))
+
+
+class LoopRecording:
+    """A staged while/for loop under a tape (`control_flow.py: _loop`), as
+    TF's while_v2: the body's values its backward pass needs are pushed, at
+    each iteration, on lists carried as extra loop variables (accumulators),
+    with an iteration counter; the backward is a loop running as many times,
+    popping them. Two passes, like a cond's: the first learns what the body
+    needs, the second carries it."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.parent = _levels[-1]
+        self.final = False
+        self.found = []        # the needed values' signatures (pass 1)
+        self.body = None
+        self.placeholders = []
+        self.inner_outs = []
+        self.saved = []
+
+    def cond_part(self):
+        # The condition gives a bool: nothing of it is differentiated.
+        return _Paused()
+
+    def body_part(self):
+        self.body = _Part(False)
+        return self.body
+
+    def enter_body(self, tensors):
+        """The body's loop variables at the iteration's start: connected."""
+        self.placeholders = [t._h for t in tensors]
+        for h in self.placeholders:
+            if _n.dtype(h) in _FLOATS:
+                self.body.sub.produced.add(id(h))
+
+    def extra_params(self):
+        if not self.final:
+            return []
+        return [('int32', ())] + [_list_sig(sig) for sig in self.found]
+
+    def initial(self):
+        if not self.final:
+            return []
+        return [_t.constant(0)._h] + [_list_new(sig) for sig in self.found]
+
+    def body_extras(self, extra_in, outs):
+        self.inner_outs = [t._h for t in outs]
+        if any(isinstance(e, _While) for e in self.body.sub.entries):
+            # Its accumulators would have to be kept per outer iteration (lists of lists).
+            raise StagingError('a gradient through a staged loop inside a staged loop is not staged yet')
+        own = self.body.needed()
+        sigs = [(_n.dtype(h), tuple(_n.shape(h))) for h in own]
+        if not self.final:
+            self.found = sigs
+            return []
+        if sigs != self.found:
+            raise StagingError('internal error: a staged loop body traced twice under a gradient tape kept other values')
+        self.saved = own
+        counter = Tensor(_n.apply('Add', None, [extra_in[0]._h, _t.constant(1)._h]))
+        pushed = [Tensor(_n.apply('ListPush', None, [l._h, h])) for l, h in zip(extra_in[1:], own)]
+        return [counter] + pushed
+
+    def discovered(self):
+        self.final = True
+        return self.body is not None and bool(self.body.sub.entries)
+
+    def split(self, outs, inits):
+        if not self.final:
+            return outs
+        n = 1 + len(self.found)
+        user, extra = outs[:len(outs) - n], outs[len(outs) - n:]
+        entry = _While(self.kind, [h for h in inits], [t._h for t in user], self.placeholders[:len(user)],
+                       self.inner_outs[:len(user)], self.body.sub.entries, self.saved, extra[0]._h,
+                       [t._h for t in extra[1:]], self.body.outer_needed, self.parent)
+        _record_on(self.parent, entry)
+        return user
+
+
+class _While:
+    def __init__(self, kind, inits, outs, placeholders, inner_outs, entries, inner_saved, count, accs, outer_needed,
+                 parent):
+        self.kind = kind
+        self.inits, self.outs = inits, outs
+        self.placeholders, self.inner_outs = placeholders, inner_outs
+        self.entries, self.inner_saved = entries, inner_saved
+        self.count, self.accs = count, accs
+        self.outer_needed = outer_needed
+        self.refs = _outer_refs([(entries, inner_outs, None, None)], parent)
+        self.refs = [(k, h) for k, h in self.refs if k not in set(id(p) for p in placeholders)]
+        self.sigs = [(_n.dtype(h), tuple(_n.shape(h))) for h in inner_saved]
+
+    def needs(self):
+        return list(self.inits) + [self.count] + list(self.accs) + list(self.outer_needed)
+
+    def backward(self, acc, val, tr):
+        floats = [i for i, h in enumerate(self.outs) if _n.dtype(h) in _FLOATS]
+        seeds = {i: _take(acc, id(self.outs[i])) for i in floats}
+        seeds = {i: gr for i, gr in seeds.items() if gr[0] is not None}
+        if not seeds:
+            return
+        for g, r in seeds.values():
+            if r is not None:
+                raise StagingError('a gradient through a staged %s loop after a staged if reaching it through one '
+                                   'branch only is not staged yet' % self.kind)
+        before = {}
+        for k, _ in self.refs:
+            if acc.get(tr(k)):
+                g, r = _take(acc, tr(k))
+                if r is not None:
+                    raise StagingError('a gradient through a staged %s loop after a staged if reaching it through one '
+                                       'branch only is not staged yet' % self.kind)
+                before[k] = g
+
+        def neg_zeros(sig):
+            return _t.zeros(list(sig[1]), _t._dtypes[sig[0]]) * -1.0
+
+        out_sigs = [_sig_of(self.outs[i]) for i in floats]
+        ref_sigs = [_sig_of(h) for _, h in self.refs]
+        acc_sigs = [_list_sig(sig) for sig in self.sigs]
+        init = ([val(self.count)] + [seeds[i][0] if i in seeds else neg_zeros(sig) for i, sig in zip(floats, out_sigs)]
+                + [before[k] if k in before else neg_zeros(sig) for (k, _), sig in zip(self.refs, ref_sigs)]
+                + [val(h) for h in self.accs])
+        touched = {'vars': set(), 'refs': set()}
+        nf, nr = len(floats), len(self.refs)
+
+        def step(vs):
+            k, carried, refs, lists = vs[0], vs[1:1 + nf], vs[1 + nf:1 + nf + nr], vs[1 + nf + nr:]
+            values, popped = {}, []
+            for h, l in zip(self.inner_saved, lists):
+                values[id(h)] = Tensor(_n.apply('ListLast', None, [l._h]))
+                popped.append(Tensor(_n.apply('ListDrop', None, [l._h])))
+
+            def val_in(h):
+                v = values.get(id(h))
+                return v if v is not None else val(h)
+
+            local = {}
+            for (key, _), g in zip(self.refs, refs):
+                local[key] = [(g, None)]
+            for i, g in zip(floats, carried):
+                local.setdefault(id(self.inner_outs[i]), []).append((g, None))
+            _backprop(self.entries, local, val_in, _same_key)
+            new_carried = []
+            for j, (i, sig) in enumerate(zip(floats, out_sigs)):
+                items = local.get(id(self.placeholders[i]))
+                if items:
+                    # More than the carried gradient passed through unchanged.
+                    if not (len(items) == 1 and items[0][0] is carried[j] and id(self.placeholders[i]) == id(self.inner_outs[i])):
+                        touched['vars'].add(j)
+                    g, r = _fold(items)
+                else:
+                    g, r = neg_zeros(sig), None
+                if r is not None:
+                    raise StagingError('a gradient through a staged if reaching a value through one branch only, '
+                                       'inside a staged %s loop, is not staged yet' % self.kind)
+                new_carried.append(g)
+            new_refs = []
+            for j, (key, _) in enumerate(self.refs):
+                items = local[key]
+                if not (len(items) == 1 and items[0][0] is refs[j]):
+                    touched['refs'].add(j)
+                g, r = _fold(items)
+                if r is not None:
+                    raise StagingError('a gradient through a staged if reaching a value through one branch only, '
+                                       'inside a staged %s loop, is not staged yet' % self.kind)
+                new_refs.append(g)
+            return [k - 1] + new_carried + new_refs + popped
+
+        if _n.trace_current() is None:
+            vs = init
+            while bool(vs[0] > 0):
+                vs = step(vs)
+            outs = vs
+        else:
+            sigs = [('int32', ())] + out_sigs + ref_sigs + acc_sigs
+            with _Paused():
+                cond_id = _trace_loop_part('grad_%s_cond' % self.kind, sigs, lambda vs: [vs[0] > 0])
+                body_id = _trace_loop_part('grad_%s_body' % self.kind, sigs, step)
+                outs = [Tensor(h) for h in _n.while_loop(cond_id, body_id, [t._h for t in init])]
+        ran = None if _n.trace_current() is None else (val(self.count) > 0)
+        for j, i in enumerate(floats):
+            g = outs[1 + j]
+            if i in seeds:
+                r = None
+            elif j in touched['vars']:
+                r = ran if ran is not None else (None if bool(val(self.count) > 0) else False)
+            else:
+                continue
+            if r is False:
+                continue
+            acc.setdefault(tr(id(self.inits[i])), []).append((g, r))
+        for j, (key, _) in enumerate(self.refs):
+            g = outs[1 + nf + j]
+            if key in before:
+                acc[tr(key)] = [(g, None)]
+            elif j in touched['refs']:
+                if ran is None:
+                    if bool(val(self.count) > 0):
+                        acc.setdefault(tr(key), []).append((g, None))
+                else:
+                    acc.setdefault(tr(key), []).append((g, ran))
+
+
+def _trace_loop_part(label, sigs, fn):
+    handles = _n.trace_begin(label, [(d, tuple(s)) for d, s in sigs])
     done = False
     try:
-        outs = fn()
+        outs = fn([Tensor(h) for h in handles])
         fid = _n.trace_end([t._h for t in outs], True)
         done = True
     finally:
         if not done:
             _n.trace_abort()
     return fid
-
-
-def taped_parts():
-    """Whether parts traced now must record (a tape records at this level)."""
-    return _t._tape_hook is not None
 
 
 # ---------------------------------------------------------------- gradcheck

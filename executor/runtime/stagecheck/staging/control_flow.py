@@ -192,20 +192,26 @@ def _loop(kind, names, get_state, set_state, extra_init, test, step, fns, lists=
     slots = [i for i, v in enumerate(init) if isinstance(v, Tensor)]
     n_extra = len(extra_init)
     n_vars = n_extra + len(slots)
+    n_user = n_vars + len(lists)
     params = [_signature(t) for t in extra_init] + [_signature(init[i]) for i in slots] + [l._list_sig() for l in lists]
+    # Under a gradient tape: the body's values kept for the backward pass,
+    # on accumulator lists carried after the loop's own (gradients/).
+    taped = _grad.LoopRecording(kind) if _grad.recording() else None
 
     def with_vars(tensors):
         state = list(init)
         for i, t in zip(slots, tensors[n_extra:n_vars]):
             state[i] = t
         set_state(tuple(state))
-        _lists.set_lists(lists, tensors[n_vars:])
+        _lists.set_lists(lists, tensors[n_vars:n_user])
         return tensors[:n_extra]
 
     def cond_fn(tensors):
         return None, [_loop_condition(test(with_vars(tensors)), kind)]
 
     def body_fn(tensors):
+        if taped is not None:
+            taped.enter_body(tensors[:n_user])
         extra = step(with_vars(tensors))
         state = _promote_flags(names, _as_list(get_state()))
         for i, (name, before, after) in enumerate(zip(names, init, state)):
@@ -219,18 +225,36 @@ def _loop(kind, names, get_state, set_state, extra_init, test, step, fns, lists=
                 if name.startswith('do_return'):
                     raise StagingError('a return inside a staged %s loop is not staged yet' % kind)
                 raise StagingError("'%s' is a Python value that a staged %s loop changes" % (name, kind))
-        return None, list(extra) + [state[i] for i in slots] + _lists.list_tensors(lists)
+        outs = list(extra) + [state[i] for i in slots] + _lists.list_tensors(lists)
+        if taped is not None:
+            outs = outs + taped.body_extras(tensors[n_user:], outs)
+        return None, outs
 
-    cond_id, _, cond_raised = _traced(kind + '_cond', params, cond_fn)
-    if cond_raised:
-        # The condition raises before any iteration: no body runs.
-        body_id, _, _ = _traced(kind + '_body', params, lambda tensors: (None, tensors))
-    else:
-        # A body that raises does so at the first iteration that runs it,
-        # after the condition's ops and its own before the raise.
-        body_id, _, _ = _traced(kind + '_body', params, body_fn)
+    def trace_parts():
+        all_params = params + ([] if taped is None else taped.extra_params())
+        cond_id, _, cond_raised = _traced(kind + '_cond', all_params, cond_fn, taped and taped.cond_part())
+        if cond_raised:
+            # The condition raises before any iteration: no body runs.
+            body_id, _, _ = _traced(kind + '_body', all_params, lambda tensors: (None, tensors))
+        else:
+            # A body that raises does so at the first iteration that runs it,
+            # after the condition's ops and its own before the raise.
+            body_id, _, _ = _traced(kind + '_body', all_params, body_fn, taped and taped.body_part())
+        return cond_id, body_id, cond_raised
+
+    cond_id, body_id, cond_raised = trace_parts()
+    if taped is not None:
+        if not cond_raised and taped.discovered():
+            # Again, the body pushing what its backward pass needs.
+            cond_id, body_id, cond_raised = trace_parts()
+        else:
+            taped = None
     handles = [t._h for t in extra_init] + [init[i]._h for i in slots] + list_inits
+    if taped is not None:
+        handles = handles + taped.initial()
     outs = [Tensor(h) for h in _n.while_loop(cond_id, body_id, handles)]
+    if taped is not None:
+        outs = taped.split(outs, handles[:n_user])
     if cond_raised:
         set_state(tuple(init))
         _lists.set_lists(lists, [Tensor(h) for h in handles[n_vars:]])
@@ -314,7 +338,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
 
     def step(extra):
         i = extra[0]
-        body(Tensor(_n.apply('Gather', None, [iter_._h, i._h])))
+        body(Tensor(_t._apply('Gather', None, [iter_._h, i._h])))
         return [i + 1]
 
     return _loop('for', names, get_state, set_state, [_t.constant(0)], test, step, (body, extra_test))
