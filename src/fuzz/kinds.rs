@@ -1,6 +1,7 @@
 //! `stagecheck report --kinds DIR`: a fuzz run's findings as a page for the
 //! compiler's maintainers (`DIR/kinds.md`): the compiler and its version,
-//! then one section per distinct finding, most programs first, each with
+//! then one section per bug kind ([`group`]: findings whose reduced programs
+//! bear the same `# kind:` line, `crate::targets::kinds`), most programs first, each with
 //! how many programs hit it, what differs (the original's side and the
 //! compiler's), its reduced reproducer (`reduced.py`, else the program) and
 //! the one command that replays it; then the compiler's refusals by reason.
@@ -36,15 +37,27 @@ pub fn render(summary: &Summary) -> String {
         m,
         "{} generated programs, each run as written and converted (modes: {modes}), outcomes compared: \
          how it ended (exception type and message), everything printed, and the globals left (ints exactly, \
-         floats bit for bit). {} programs diverged, in {} distinct findings; in {} the compiler declined the program \
+         floats bit for bit). {} programs diverged, in {} findings; in {} the compiler declined the program \
          or a function of it (run as written, the rest agreeing).\n",
         s.programs, s.finding_hits, s.findings.len(), s.refused
     );
-    let mut findings: Vec<_> = s.findings.iter().collect();
-    findings.sort_by_key(|f| std::cmp::Reverse(s.hits.get(&f.id).copied().unwrap_or(1)));
-    for (n, f) in findings.iter().enumerate() {
-        let hits = s.hits.get(&f.id).copied().unwrap_or(1);
-        let _ = writeln!(m, "## {}. `{}` ({hits} program{})\n", n + 1, f.id, if hits == 1 { "" } else { "s" });
+    let kinds = group(summary);
+    let _ = writeln!(
+        m,
+        "The {} findings (one per signature: what differs, as both sides show it) are {} distinct kinds: findings whose \
+         reduced programs keep the same class of difference (its text, numbers and names taken out) and the same \
+         constructs (keywords) are one kind (`src/targets/kinds.rs`); a finding not reduced is its own.\n",
+        s.findings.len(),
+        kinds.len()
+    );
+    for (n, kind) in kinds.iter().enumerate() {
+        let f = kind.shown;
+        let hits = kind.hits;
+        let more = if kind.findings.len() > 1 { format!(", {} findings", kind.findings.len()) } else { String::new() };
+        let _ = writeln!(m, "## {}. `{}` ({hits} program{}{more})\n", n + 1, kind.id, if hits == 1 { "" } else { "s" });
+        if let Some((class, constructs)) = &kind.class {
+            let _ = writeln!(m, "- class of difference: `{}`; constructs the reduced program keeps: `{}`", clip(class), constructs);
+        }
         let verdict = std::fs::read_to_string(f.path.join("verdict.json")).ok().and_then(|t| serde_json::from_str::<Verdict>(&t).ok());
         if let Some(Verdict::Diverged { mode, differences }) = &verdict {
             for d in differences.iter().take(4) {
@@ -63,13 +76,20 @@ pub fn render(summary: &Summary) -> String {
             }
         }
         let reduced = f.path.join("reduced.py");
-        let (which, text) = match std::fs::read_to_string(&reduced) {
-            Ok(t) => ("reduced", t),
-            Err(_) => ("as generated (not reduced)", std::fs::read_to_string(f.path.join("program.py")).unwrap_or_default()),
+        let (which, text, replay) = match std::fs::read_to_string(&reduced) {
+            Ok(t) => {
+                let replay = crate::reduce::finding::split_header(&t).0.iter().find_map(|l| l.strip_prefix("# replay: ")).map(str::to_string);
+                ("reduced", t.clone(), replay.unwrap_or_else(|| replay_command(f)))
+            }
+            Err(_) => ("as generated (not reduced)", std::fs::read_to_string(f.path.join("program.py")).unwrap_or_default(), replay_command(f)),
         };
         let body = crate::reduce::finding::split_header(&text).1.trim();
         let _ = writeln!(m, "\nThe program, {which}:\n\n```python\n{body}\n```\n");
-        let _ = writeln!(m, "Replay: `{}`\n", replay_command(f));
+        let _ = writeln!(m, "Replay: `{replay}`\n");
+        if kind.findings.len() > 1 {
+            let list: Vec<String> = kind.findings.iter().map(|(f, n)| format!("`{}` ({n})", f.id)).collect();
+            let _ = writeln!(m, "Its findings (programs each): {}\n", list.join(", "));
+        }
     }
     if !s.refusals.is_empty() {
         let _ = writeln!(m, "## Declined by the compiler\n");
@@ -78,6 +98,57 @@ pub fn render(summary: &Summary) -> String {
         }
     }
     m
+}
+
+/// One bug kind: its findings (with their programs), the one shown.
+pub struct Kind<'a> {
+    /// The `# kind:` id of the findings' reduced programs (a finding not reduced: its own id).
+    pub id: String,
+    /// The class of difference and the constructs, where reduced.
+    pub class: Option<(String, String)>,
+    pub findings: Vec<(&'a super::stats::Finding, u64)>,
+    pub hits: u64,
+    /// The finding whose reduced program is the shortest.
+    pub shown: &'a super::stats::Finding,
+}
+
+/// A run's findings grouped by bug kind, most programs first.
+pub fn group(summary: &Summary) -> Vec<Kind<'_>> {
+    let s = &summary.stats;
+    let mut kinds: Vec<Kind> = Vec::new();
+    let mut sizes: Vec<usize> = Vec::new();
+    for f in &s.findings {
+        let hits = s.hits.get(&f.id).copied().unwrap_or(1);
+        let reduced = std::fs::read_to_string(f.path.join("reduced.py")).ok();
+        let line = reduced.as_deref().and_then(|t| {
+            crate::reduce::finding::split_header(t).0.iter().find_map(|l| crate::targets::kinds::parse_header_line(l))
+        });
+        let size = reduced.as_deref().map_or(usize::MAX, |t| crate::reduce::finding::split_header(t).1.trim().lines().count());
+        let (id, class) = match line {
+            Some((id, class, constructs)) => (id, Some((class, constructs))),
+            None => (f.id.clone(), None),
+        };
+        match kinds.iter().position(|k| k.id == id) {
+            Some(i) => {
+                let k = &mut kinds[i];
+                k.findings.push((f, hits));
+                k.hits += hits;
+                if size < sizes[i] {
+                    k.shown = f;
+                    sizes[i] = size;
+                }
+            }
+            None => {
+                kinds.push(Kind { id, class, findings: vec![(f, hits)], hits, shown: f });
+                sizes.push(size);
+            }
+        }
+    }
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.hits));
+    for k in &mut kinds {
+        k.findings.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    }
+    kinds
 }
 
 /// One line of at most 160 characters.

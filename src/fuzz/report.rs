@@ -217,6 +217,11 @@ pub fn markdown(summary: &Summary) -> String {
     for (family, n) in &s.per_family {
         let _ = writeln!(m, "- {family}: {n} programs, refusal rate {:.1}%", 100.0 * s.refusal_rate(family));
     }
+    if s.target.is_some() {
+        // A target's findings are one per signature: its bug kinds are read off their reduced programs.
+        let kinds = super::kinds::group(summary);
+        let _ = writeln!(m, "- {} findings in {} bug kinds (findings whose reduced programs keep the same class of difference and the same constructs; `report --kinds`)", s.findings.len(), kinds.len());
+    }
     let _ = writeln!(m, "\n## Findings\n");
     if s.findings.is_empty() {
         let _ = writeln!(m, "None new.");

@@ -3,7 +3,10 @@
 //! (the first difference's, [`crate::oracle::Difference::kind`], as in
 //! [`crate::fuzz::signature`]) in the same mode. The
 //! constructs may change (they shrink with the program); the kind and mode
-//! may not. A candidate that does not compile, is refused, or whose
+//! may not; under a target (`--target`) neither may the difference's class
+//! (its text, numbers and names taken out: [`crate::targets::kinds`]), and
+//! `reduced.py` is headed by the bug kind (`# kind:`) that `report --kinds`
+//! groups findings by. A candidate that does not compile, is refused, or whose
 //! original runs out of time does not hold. Modes after the finding's are
 //! not run: the verdict is the first mode that parts ways.
 //!
@@ -77,6 +80,8 @@ pub struct Options {
 
 pub struct Reduced {
     pub target: Target,
+    /// Under a target: the class of difference kept (`crate::targets::kinds::class`).
+    pub class: Option<String>,
     pub reduction: Reduction,
 }
 
@@ -87,7 +92,12 @@ const MIN_LIMIT: Duration = Duration::from_millis(50);
 /// while its finding holds. `Err` when it shows no finding, or not `target`.
 pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut dyn FnMut(&Progress)) -> Result<Reduced, String> {
     let modes = &options.modes;
-    let mut first = Worker::spawn(options.under_test.as_ref(), options.exec.clone());
+    // Under a target the first check gets the slow limit: a fresh worker's
+    // first conversion (the compiler's lazy imports) on a loaded machine
+    // would otherwise run out of time, show another finding (a time limit)
+    // and leave the finding unreduced. Candidates get the short limit.
+    let first_limit = if options.under_test.is_some() { options.exec.time_limit * SLOW_FACTOR } else { options.exec.time_limit };
+    let mut first = Worker::spawn(options.under_test.as_ref(), Config { time_limit: first_limit, ..options.exec.clone() });
     let report = check(&mut first, source, path, modes).map_err(|e| e.to_string())?;
     let target = Target::of(&report.verdict).ok_or_else(|| {
         format!("{path}: no finding to reduce: {}", serde_json::to_string(&report.verdict).unwrap_or_default())
@@ -98,8 +108,18 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
     // A finding whose original itself runs out of time keeps that.
     let original_diverged = matches!(report.runs.first(), Some((_, ModeRun::Ran { outcome })) if diverged(&outcome.terminal));
     let go_on = |o: &Outcome| original_diverged || !diverged(&o.terminal);
+    // Under a target the difference's class is kept too (its text, numbers
+    // and names taken out: `crate::targets::kinds`): a compiler's bugs show
+    // as the same kind of difference, and a reduction must not drift from
+    // one to another the program happens to show later.
+    let class = options.under_test.as_ref().map(|_| crate::targets::kinds::class(&report.verdict));
     let shows = |r: Result<Option<CheckReport>, _>| match r {
-        Ok(Some(report)) if Target::of(&report.verdict).as_ref() == Some(&target) => Some(report),
+        Ok(Some(report))
+            if Target::of(&report.verdict).as_ref() == Some(&target)
+                && class.as_ref().is_none_or(|c| *c == crate::targets::kinds::class(&report.verdict)) =>
+        {
+            Some(report)
+        }
         _ => None,
     };
     // The verdict is the first mode that parts ways: the modes after the
@@ -108,7 +128,7 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
     let modes = &modes[..upto];
     let mut runner = Runner::new(&options.exec, &report, options.under_test.clone(), first);
     let mut holds = |candidate: &str| -> bool {
-        let Some(mut report) = shows(check_if(&mut runner.worker, candidate, path, modes, go_on)) else { return false };
+        let Some(mut report) = shows(check_if(runner.worker(), candidate, path, modes, go_on)) else { return false };
         if only_timed_out(&report.verdict) && runner.slow_limit() > runner.limit {
             let Some(again) = shows(check_if(runner.slow(), candidate, path, modes, go_on)) else { return false };
             report = again;
@@ -118,7 +138,7 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
         true
     };
     let reduction = reduce(source, options.budget, &mut holds, progress)?;
-    Ok(Reduced { target, reduction })
+    Ok(Reduced { target, class, reduction })
 }
 
 fn diverged(t: &Terminal) -> bool {
@@ -135,6 +155,8 @@ struct Runner {
     worker: Worker,
     /// For a candidate that only ran out of time: [`SLOW_FACTOR`] x the limit.
     slow: Option<Worker>,
+    /// `worker` holds the slow limit (a target's, set in place).
+    slow_in_place: bool,
 }
 
 impl Runner {
@@ -144,7 +166,7 @@ impl Runner {
         let limit = Runner::limit_for(exec, report);
         let config = Config { time_limit: limit, ..exec.clone() };
         let worker = if first.set_limits(&config) { first } else { Worker::spawn(under_test.as_ref(), config) };
-        Runner { exec: exec.clone(), under_test, limit, worker, slow: None }
+        Runner { exec: exec.clone(), under_test, limit, worker, slow: None, slow_in_place: false }
     }
 
     fn limit_for(exec: &Config, report: &CheckReport) -> Duration {
@@ -161,8 +183,24 @@ impl Runner {
 
     fn slow(&mut self) -> &mut Worker {
         let config = Config { time_limit: self.slow_limit(), ..self.exec.clone() };
+        // A target's worker takes the slow limit in place (the next
+        // candidate puts the short one back): no second worker to start (a
+        // TensorFlow import, seconds, each time the limit halves).
+        if self.worker.set_limits(&config) {
+            self.slow_in_place = true;
+            return &mut self.worker;
+        }
         let under_test = self.under_test.as_ref();
         self.slow.get_or_insert_with(|| Worker::spawn(under_test, config))
+    }
+
+    /// The candidates' worker, at the short limit.
+    fn worker(&mut self) -> &mut Worker {
+        if std::mem::take(&mut self.slow_in_place) {
+            let config = Config { time_limit: self.limit, ..self.exec.clone() };
+            self.worker.set_limits(&config);
+        }
+        &mut self.worker
     }
 
     /// After a kept candidate: a limit at least halved gets a fresh worker
@@ -171,6 +209,7 @@ impl Runner {
         let limit = Runner::limit_for(&self.exec, kept);
         if limit * 2 <= self.limit {
             self.limit = limit;
+            self.slow_in_place = false;
             let config = Config { time_limit: limit, ..self.exec.clone() };
             if !self.worker.set_limits(&config) {
                 self.worker = Worker::spawn(self.under_test.as_ref(), config);
@@ -218,6 +257,8 @@ pub fn reduce_file(input: &Path, out: &Path, options: &Options, progress: &mut d
         format!("# reduced from: {}", input.display()),
     ];
     head.extend(header.iter().filter(|l| l.starts_with("# seed ")).map(|l| l.to_string()));
+    // Under a target: the bug kind (`report --kinds` groups findings by it).
+    head.extend(reduced.class.as_ref().map(|c| crate::targets::kinds::header_line(c, &r.source)));
     head.push(format!("# replay: {}", replay_command(&options.modes, options.under_test.as_ref(), out)));
     let file = format!("{}\n\n{}", head.join("\n"), r.source);
     crate::fuzz::report::atomic_write(out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;

@@ -30,6 +30,7 @@
 //! bad input, as RustPython's syntax errors are; a worker that dies is a
 //! `crashed` run (a finding), one past the time limit a `diverged` one.
 
+pub mod kinds;
 pub mod process;
 pub mod protocol;
 

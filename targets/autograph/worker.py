@@ -29,6 +29,7 @@ joined, to the venv's python (`-c`); see src/targets/mod.rs.
 
 import ast
 import os
+import re
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("AUTOGRAPH_VERBOSITY", "0")
@@ -47,6 +48,10 @@ class Run:
     """What AutoGraph did during one run: refusals and converted functions."""
 
     current = None
+    # The path of the last program run: a reduction's candidates share it
+    # and keep AutoGraph's caches (their unchanged functions are equal code
+    # objects, converted once); another program empties them.
+    last_path = None
 
     def __init__(self):
         self.refusals = []
@@ -54,14 +59,45 @@ class Run:
         self.keep = []
 
 
+def refusal_reason(exc, prefix=""):
+    """A refusal's reason: `ErrorType - what AutoGraph declined: ` first (the
+    report counts refusals by the text before the first colon, so each
+    unsupported element or internal error is its own reason:
+    `UnsupportedLanguageElementError - while/else statement not yet
+    supported`, `ConversionError - AssertionError on NamedExpr`), then
+    `prefix` and AutoGraph's own words in full."""
+    name = type(exc).__name__
+    message = str(exc)
+    inner = re.sub(r"^converting <[^>]*>: ", "", message)
+    head = re.split(r"[:\n(]", inner, maxsplit=1)[0].strip()
+    node = re.search(r"gast\.gast\.(\w+)", inner)
+    if node:
+        head = f"{head} on {node.group(1)}"
+    head = re.sub(r"\d+", "N", head)[:80]
+    return f"{name} - {head}: {prefix}{name}: {message}"
+
+
 def _fall_back(f, args, kwargs, options, exc):
     """AutoGraph's fallback, recorded as a refusal instead of a warning."""
     if Run.current is not None:
         name = getattr(f, "__qualname__", None) or repr(f)
         line = getattr(getattr(f, "__code__", None), "co_firstlineno", 0)
-        Run.current.refusals.append((f"AutoGraph could not transform {name} and will run it as-is: "
-                                     f"{type(exc).__name__}: {exc}", line))
+        prefix = f"AutoGraph could not transform {name} and will run it as-is: "
+        Run.current.refusals.append((refusal_reason(exc, prefix), line))
     return ag_api._call_unconverted(f, args, kwargs, options)
+
+
+def reset_caches():
+    """AutoGraph's process-wide caches emptied between programs (a request
+    with another path): converted functions by code object (code objects
+    compare by value, so equal functions at the same line of the same path
+    are one key: sound, the converted code is instantiated with each
+    function's own globals and closure) and the allow-list of functions run
+    unconverted. Nothing AutoGraph learnt of one program reaches the next."""
+    from tensorflow.python.autograph.impl import conversion
+    from tensorflow.python.autograph.pyct import cache
+    ag_api._TRANSPILER._cache = cache.CodeObjectCache()
+    conversion._ALLOWLIST_CACHE = cache.UnboundInstanceCache()
 
 
 ag_api._fall_back_unconverted = _fall_back
@@ -75,7 +111,7 @@ def convert(f):
     try:
         converted = tf.autograph.to_graph(f, recursive=True)
     except Exception as e:  # ConversionError, and anything else to_graph lets out
-        run.refusals.append((f"{type(e).__name__}: {e}", f.__code__.co_firstlineno))
+        run.refusals.append((refusal_reason(e), f.__code__.co_firstlineno))
         return f
     run.alias[id(converted)] = f
     run.keep.append(converted)  # ids stay unique while the run lasts
@@ -115,6 +151,9 @@ def run_converted(code, source, path, mode, stdout_limit):
         extra[CONVERT] = convert
     elif mode != "original":
         return {"skipped": f"the autograph target has no mode {mode!r} (original, unstaged)"}
+    if Run.last_path != path:
+        reset_caches()
+        Run.last_path = path
     Run.current = current = Run()
     try:
         needs_native = []
@@ -128,7 +167,36 @@ def run(request, limits):
     return run_request(request, limits, run_converted)
 
 
+WARM_UP = """def warm(n):
+    s = 0
+    for i in range(n):
+        if i % 2:
+            s += i
+    while s > 3:
+        s -= 1
+    return s
+"""
+
+
+def _warm_up():
+    """One conversion before `ready` (best effort): AutoGraph's lazy imports
+    and first transformation (a second or more) are not charged to the first
+    program's time limit. Its source is known to `inspect` as a program's is."""
+    path = "<stagecheck-warm-up>"
+    linecache.cache[path] = (len(WARM_UP), None, WARM_UP.splitlines(True), path)
+    scope = {}
+    try:
+        exec(compile(WARM_UP, path, "exec"), scope)
+        tf.autograph.to_graph(scope["warm"], recursive=True)(3)
+    except Exception as e:  # noqa: BLE001 - a warm-up that fails costs only time
+        sys.stderr.write(f"autograph warm-up: {type(e).__name__}: {e}\n")
+    finally:
+        linecache.cache.pop(path, None)
+        reset_caches()
+
+
 if __name__ == "__main__":
+    _warm_up()
     sys.setrecursionlimit(1000 + 4)
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(0)
