@@ -272,9 +272,11 @@ pub fn dunder_arith(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String
     Ok(String::new())
 }
 
-/// `__len__`, maybe `__bool__`, `__getitem__`/`__setitem__` (plain and
-/// augmented, the index evaluated once), maybe `__iter__` and `__contains__`;
-/// a `for` over the instance with a generated body.
+/// `__len__`, maybe `__bool__` (noted), `__getitem__`/`__setitem__` (plain
+/// and augmented, the index evaluated once), maybe `__iter__` and
+/// `__contains__`; the instance as an `and`/`or` operand in an `if` test
+/// (its truth tested once: `__bool__` notes each test); a `for` over the
+/// instance with a generated body.
 pub fn dunder_container(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     spend(g, 6);
     let cls = g.fresh("Q");
@@ -290,7 +292,8 @@ pub fn dunder_container(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<St
         format!("    self.items[i] = {} % 1000", noted(g, "v".into())),
     ];
     if has_bool {
-        lines.extend(["def __bool__(self):".to_string(), "    return self.x % 2 == 0".into()]);
+        // Noted: a truth test evaluated twice shows in the log.
+        lines.extend(["def __bool__(self):".to_string(), format!("    return {}", noted(g, "self.x % 2 == 0".into()))]);
     }
     if has_iter {
         lines.extend(["def __iter__(self):".to_string(), "    return iter(self.items[:4])".into()]);
