@@ -119,7 +119,9 @@ pub fn walrus_after_block(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<
     Ok(String::new())
 }
 
-/// `v: int = e`, reassigned in a converted `if`, read after.
+/// `v: int = e`, annotated and reassigned again in a converted `if` (the
+/// branch's function declares `v` nonlocal: its annotation must go), read
+/// after.
 pub fn annotated_local(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     let v = g.fresh("v");
     let e = bounded(pe::int(g, u)?);
@@ -128,7 +130,7 @@ pub fn annotated_local(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<Str
     let c = pe::cond(g, u)?;
     g.w.line(format!("if {c}:"));
     let e = bounded(pe::int(g, u)?);
-    g.w.line(format!("    {v} = {e}"));
+    g.w.line(format!("    {v}: int = {e}"));
     g.block(u)?;
     g.w.line(format!("print('{v}', {v})"));
     Ok(String::new())
