@@ -19,8 +19,12 @@
 //! planted `tanh_grad_one_minus_y`) only the gradient check sees, so tanh is
 //! on most paths.
 //!
-//! Staged loops are not differentiated yet (a StagingError refusal), so the
-//! loops here are Python ranges; calls are not in the differentiated path yet.
+//! Loops: a Python range (unrolled), a staged `for` over `sc.range` or a
+//! counted staged `while` (bound 0 to 3 at run time: while_v2's gradient;
+//! the gradient then asks `unconnected_gradients='zero'`, as a loop that
+//! runs 0 times leaves the eager tape's None, which a graph cannot give).
+//! Calls: sometimes a nested `@sc.function` helper (with its own staged if)
+//! on the path (a staged call's forward function).
 
 use crate::gen::Gen;
 use crate::table::Want;
@@ -76,6 +80,29 @@ fn smooth(g: &Gen, u: &mut Unstructured, h: &str, x: &str) -> Result<String> {
     Ok(f.replace("{h}", h).replace("{x}", x))
 }
 
+fn loop_body(g: &mut Gen, u: &mut Unstructured, h: &str, x: &str) -> Result<()> {
+    g.w.indent();
+    let s = smooth(g, u, h, x)?;
+    g.w.line(format!("{h} = sc.tanh({s} * 0.5)"));
+    g.w.dedent();
+    Ok(())
+}
+
+/// A staged loop's bound: an int32 scalar known at execution, 0 to 3.
+fn bound(g: &mut Gen, u: &mut Unstructured) -> Result<String> {
+    let ints: Vec<String> = g
+        .scope
+        .readable(Ty::Tensor(TTy::new(DType::I32, Shape::Scalar)))
+        .iter()
+        .map(|v| v.name.clone())
+        .collect();
+    if !ints.is_empty() && g.chance(u, 1, 2)? {
+        let v = g.pick(u, &ints)?.clone();
+        return Ok(format!("({v} % 4 + 4) % 4"));
+    }
+    Ok(format!("sc.constant({})", u.int_in_range(0..=3)?))
+}
+
 /// `with sc.GradientTape() as tape:` ... `g = tape.gradient(loss, sources)`.
 pub fn tape_gradient(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     let dtype = if g.chance(u, 1, 3)? { DType::F64 } else { DType::F32 };
@@ -99,6 +126,30 @@ pub fn tape_gradient(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<Strin
     // A float Variable of the program, watched automatically.
     let vars: Vec<(String, TTy)> = g.tensor.host.variables.iter().filter(|(_, t)| t.dtype.is_float()).cloned().collect();
     let var = if !vars.is_empty() && g.chance(u, 1, 3)? { Some(g.pick(u, &vars)?.clone()) } else { None };
+    // Sometimes a staged helper (a nested sc.function) on the path: a staged
+    // call's gradient (its forward function returns what the backward needs).
+    let helper = if g.chance(u, 1, 3)? {
+        let f = g.fresh("gf");
+        let (a, b) = (g.fresh("a"), g.fresh("b"));
+        g.w.line("@sc.function");
+        g.w.line(format!("def {f}({a}, {b}):"));
+        g.w.indent();
+        let body = smooth(g, u, &a, &b)?;
+        g.w.line(format!("{a} = {body}"));
+        if g.chance(u, 1, 2)? {
+            let c = value(u)?;
+            g.w.line(format!("if sc.reduce_sum({a}) > {c}:"));
+            g.w.indent();
+            let t = smooth(g, u, &a, &b)?;
+            g.w.line(format!("{a} = {t}"));
+            g.w.dedent();
+        }
+        g.w.line(format!("return sc.tanh({a})"));
+        g.w.dedent();
+        Some(f)
+    } else {
+        None
+    };
     g.w.line(format!("with sc.GradientTape() as {tape}:"));
     g.w.indent();
     g.w.line(format!("{tape}.watch({x})"));
@@ -112,22 +163,51 @@ pub fn tape_gradient(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<Strin
         let c = if g.chance(u, 1, 2)? { format!("sc.reduce_sum({h}) > {}", value(u)?) } else { test(g, u)? };
         g.w.line(format!("if {c}:"));
         g.w.indent();
+        // Each branch reaches the source too (a source reached through one
+        // branch only is None or not by the branch taken: refused unless
+        // unconnected_gradients='zero').
         let a = smooth(g, u, &h, &x)?;
-        g.w.line(format!("{h} = {a}"));
+        let ca = value(u)?;
+        g.w.line(format!("{h} = {a} + {x} * {ca}"));
         g.w.dedent();
         g.w.line("else:");
         g.w.indent();
         let b = smooth(g, u, &h, &x)?;
-        g.w.line(format!("{h} = {b}"));
+        let cb = value(u)?;
+        g.w.line(format!("{h} = {b} + {x} * {cb}"));
         g.w.dedent();
     }
-    if g.chance(u, 1, 2)? {
-        let i = g.fresh("gi");
-        g.w.line(format!("for {i} in range({}):", u.int_in_range(1..=3)?));
-        g.w.indent();
-        let s = smooth(g, u, &h, &x)?;
-        g.w.line(format!("{h} = sc.tanh({s} * 0.5)"));
-        g.w.dedent();
+    // A loop: unrolled (a Python range), or staged (while_v2's gradient),
+    // whose bound may be 0 at run time (then no gradient flows through it).
+    let mut staged_loop = false;
+    match u.int_in_range(0..=5)? {
+        0 | 1 => {
+            let i = g.fresh("gi");
+            g.w.line(format!("for {i} in range({}):", u.int_in_range(1..=3)?));
+            loop_body(g, u, &h, &x)?;
+        }
+        2 | 3 => {
+            staged_loop = true;
+            let i = g.fresh("gi");
+            let b = bound(g, u)?;
+            g.w.line(format!("for {i} in sc.range({b}):"));
+            loop_body(g, u, &h, &x)?;
+        }
+        4 => {
+            staged_loop = true;
+            let i = g.fresh("gi");
+            let b = bound(g, u)?;
+            g.w.line(format!("{i} = sc.constant(0)"));
+            g.w.line(format!("while {i} < {b}:"));
+            loop_body(g, u, &h, &x)?;
+            g.w.indent();
+            g.w.line(format!("{i} = {i} + 1"));
+            g.w.dedent();
+        }
+        _ => {}
+    }
+    if let Some(f) = &helper {
+        g.w.line(format!("{h} = {f}({h}, {x})"));
     }
     let reduce = *g.pick(u, &["sc.reduce_sum", "sc.reduce_mean"])?;
     let total = match shape {
@@ -144,13 +224,16 @@ pub fn tape_gradient(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<Strin
         Some((v, _)) => format!("[{x}, {v}]"),
         None => x.clone(),
     };
+    // A staged loop that runs 0 times leaves a source the eager tape never
+    // reached: None there, which a graph cannot give; TF's zeros instead.
+    let zero = if staged_loop { ", unconnected_gradients='zero'" } else { "" };
     match &var {
         Some((_, vty)) => {
             let vgrad = g.fresh("grad");
-            g.w.line(format!("{grad}, {vgrad} = {tape}.gradient({loss}, {sources})"));
+            g.w.line(format!("{grad}, {vgrad} = {tape}.gradient({loss}, {sources}{zero})"));
             g.scope.bind(&vgrad, Ty::Tensor(*vty), false);
         }
-        None => g.w.line(format!("{grad} = {tape}.gradient({loss}, {sources})")),
+        None => g.w.line(format!("{grad} = {tape}.gradient({loss}, {sources}{zero})")),
     }
     g.scope.bind(&grad, Ty::Tensor(ty), false);
     Ok(String::new())

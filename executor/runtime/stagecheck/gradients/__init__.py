@@ -146,11 +146,20 @@ class _VarRead:
             acc.setdefault(tr(_var_key(self.var)), []).append((g, r))
 
 
+def _or(a, b):
+    """Reached flags: None is always; else a bool scalar tensor."""
+    return None if a is None or b is None else (a | b)
+
+
+def _and(a, b):
+    return b if a is None else a if b is None else (a & b)
+
+
 def _fold(items):
     g, r = items[0]
     for gi, ri in items[1:]:
         g = g + gi
-        r = None if r is None or ri is None else (r | ri)
+        r = _or(r, ri)
     return g, r
 
 
@@ -414,11 +423,13 @@ class _Refused(_Part):
         _Part.__init__(self, False)
         self.label = label
 
-    def __exit__(self, *exc):
-        _Part.__exit__(self, *exc)
-        if exc[0] is None and self.sub.entries:
+    def check(self, result):
+        """After the trace: refused if a float value it gives is connected
+        (a bool, an and/or's test, needs no gradient)."""
+        values = []
+        _flatten(result, values)
+        if any(isinstance(v, Tensor) and id(v._h) in self.sub.produced for v in values):
             raise StagingError('a gradient through a staged %s is not staged yet (use an if statement)' % self.label)
-        return False
 
 
 class FunctionRecording(_Part):
@@ -771,18 +782,16 @@ class _While:
         seeds = {i: gr for i, gr in seeds.items() if gr[0] is not None}
         if not seeds:
             return
-        for g, r in seeds.values():
-            if r is not None:
-                raise StagingError('a gradient through a staged %s loop after a staged if reaching it through one '
-                                   'branch only is not staged yet' % self.kind)
-        before = {}
+        # Partial seeds (reached through one branch of a staged if after the
+        # loop): what the loop gives is reached where any seed was.
+        r_any = None
+        if all(r is not None for _, r in seeds.values()):
+            for _, r in seeds.values():
+                r_any = _or(r_any, r) if r_any is not None else r
+        before, r_before = {}, {}
         for k, _ in self.refs:
             if acc.get(tr(k)):
-                g, r = _take(acc, tr(k))
-                if r is not None:
-                    raise StagingError('a gradient through a staged %s loop after a staged if reaching it through one '
-                                       'branch only is not staged yet' % self.kind)
-                before[k] = g
+                before[k], r_before[k] = _take(acc, tr(k))
 
         def neg_zeros(sig):
             return _t.zeros(list(sig[1]), _t._dtypes[sig[0]]) * -1.0
@@ -850,13 +859,18 @@ class _While:
                 cond_id = _trace_loop_part('grad_%s_cond' % self.kind, sigs, lambda vs: [vs[0] > 0])
                 body_id = _trace_loop_part('grad_%s_body' % self.kind, sigs, step)
                 outs = [Tensor(h) for h in _n.while_loop(cond_id, body_id, [t._h for t in init])]
-        ran = None if _n.trace_current() is None else (val(self.count) > 0)
+        if _n.trace_current() is None:
+            # Eagerly: whether the loop ran is known now.
+            ran = None if bool(val(self.count) > 0) else False
+        else:
+            ran = val(self.count) > 0
+        through = False if ran is False else _and(ran, r_any)
         for j, i in enumerate(floats):
             g = outs[1 + j]
             if i in seeds:
-                r = None
+                r = r_any
             elif j in touched['vars']:
-                r = ran if ran is not None else (None if bool(val(self.count) > 0) else False)
+                r = through
             else:
                 continue
             if r is False:
@@ -865,13 +879,12 @@ class _While:
         for j, (key, _) in enumerate(self.refs):
             g = outs[1 + nf + j]
             if key in before:
-                acc[tr(key)] = [(g, None)]
-            elif j in touched['refs']:
-                if ran is None:
-                    if bool(val(self.count) > 0):
-                        acc.setdefault(tr(key), []).append((g, None))
-                else:
-                    acc.setdefault(tr(key), []).append((g, ran))
+                r = r_before[key]
+                if r is not None and j in touched['refs'] and through is not False:
+                    r = None if through is None else _or(r, through)
+                acc[tr(key)] = [(g, r)]
+            elif j in touched['refs'] and through is not False:
+                acc.setdefault(tr(key), []).append((g, through))
 
 
 def _trace_loop_part(label, sigs, fn):

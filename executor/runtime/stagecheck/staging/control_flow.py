@@ -25,7 +25,11 @@ def _traced(label, params, fn, taped=None):
     if taped is None:
         if not _grad.recording():
             return _traced_now(label, params, fn)
-        taped = _grad.refuse_part(label)
+        refused = _grad.refuse_part(label)
+        with refused:
+            traced = _traced_now(label, params, fn)
+        refused.check(traced[1])
+        return traced
     with taped:
         return _traced_now(label, params, fn)
 

@@ -52,9 +52,9 @@ class _Runtime:
 
     @classmethod
     def _load(cls):
-        from stagecheck import ag, staging
-        modules = [_n, ag, _t, _dispatch, staging]
-        for package in (ag, staging):
+        from stagecheck import ag, staging, gradients
+        modules = [_n, ag, _t, _dispatch, staging, gradients]
+        for package in (ag, staging, gradients):
             modules.extend(v for v in package.__dict__.values() if type(v) is _ModuleType)
         dicts = [m.__dict__ for m in modules]
         cls.namespaces = frozenset(id(d) for d in dicts)
