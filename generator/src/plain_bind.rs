@@ -137,11 +137,21 @@ pub fn annotated_local(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<Str
 }
 
 /// `if c:` holding only `global g` (maybe an `else:` holding it too), then
-/// `g = e` after it: `g` a fresh module global, so no statement of the
+/// `g = e` after it, or `try:` holding only the declaration, `finally:` the write: `g` a fresh module global, so no statement of the
 /// function used it before the declaration (Python's rule), and the
 /// function's write shows in the module's globals.
 pub fn declaration_block(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     let t = g.fresh("g");
+    let e = bounded(pe::int(g, u)?);
+    if g.chance(u, 1, 2)? {
+        // A block the converter leaves as a block (a converted `if` gets a
+        // body of its own whatever is left in it).
+        g.w.line("try:");
+        g.w.line(format!("    global {t}"));
+        g.w.line("finally:");
+        g.w.line(format!("    {t} = {e}"));
+        return Ok(String::new());
+    }
     let c = pe::cond(g, u)?;
     g.w.line(format!("if {c}:"));
     g.w.line(format!("    global {t}"));
@@ -149,7 +159,6 @@ pub fn declaration_block(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<S
         g.w.line("else:");
         g.w.line(format!("    global {t}"));
     }
-    let e = bounded(pe::int(g, u)?);
     g.w.line(format!("{t} = {e}"));
     Ok(String::new())
 }
