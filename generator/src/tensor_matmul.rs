@@ -6,9 +6,10 @@
 //! of the wanted (small) type, so nothing else in the generator sees a
 //! dimension past 4 or a rank past 2:
 //!
-//! - `wide_matmul`: `[m, k] @ [k, n]` with 8, 9, 16, 17 or 20 columns or
-//!   5..17 rows (the row blocks of 16 and 8 columns, four rows at a time,
-//!   and the column blocks of 16, 8, 4 rows), operands counting up from a
+//! - `wide_matmul`: `[m, k] @ [k, n]` with 8, 9, 16, 17, 24 or 33 columns
+//!   or 5..17 rows (the row blocks of 16 and 8 columns, four rows at a time
+//!   — a block past the first column needs 24 columns: 16 then 8 — and the
+//!   column blocks of 16, 8, 4 rows), operands counting up from a
 //!   `sc.range` plus a generated row (distinct values, so a misplaced index
 //!   shows), then a window of the wanted shape sliced out;
 //! - `batched_matmul`: `sc.stack` of 2 or 3 matrices on each side, a rank-3
@@ -62,7 +63,7 @@ pub fn wide_matmul(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String>
     let Shape::Mat(r, c) = t.shape else { unreachable!("can_mat") };
     let k = u.int_in_range(1..=4)?;
     let (m, n) = if g.chance(u, 2, 3)? {
-        (r.max(*g.pick(u, &[1u8, 2, 4, 5])?), c.max(*g.pick(u, &[8u8, 9, 16, 17, 20])?))
+        (r.max(*g.pick(u, &[1u8, 2, 4, 5])?), c.max(*g.pick(u, &[8u8, 9, 16, 17, 24, 33])?))
     } else {
         (r.max(*g.pick(u, &[5u8, 8, 16, 17])?), c.max(*g.pick(u, &[1u8, 3, 8])?))
     };
