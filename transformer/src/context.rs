@@ -36,4 +36,9 @@ impl FunctionContext<'_> {
     pub fn is_op(&self, e: &Expr) -> bool {
         matches!(e, Expr::Attribute(a) if matches!(&*a.value, Expr::Name(n) if n.id.as_str() == self.ag))
     }
+
+    /// True when `e` is `ag__.<name>`.
+    pub fn is_op_named(&self, e: &Expr, name: &str) -> bool {
+        self.is_op(e) && matches!(e, Expr::Attribute(a) if a.attr.as_str() == name)
+    }
 }

@@ -5,7 +5,8 @@
 //! value is only tested for truth (the test of `if`, `while`, `assert`, a
 //! ternary or a comprehension filter, the operand of `not`, and operands of
 //! such an `and`/`or`) gets `test=True`, so every `__bool__` runs once, as
-//! in Python.
+//! in Python. Passes 4 and 9 run first: an `assert`'s and a ternary's test
+//! are then the first argument of `ag__.assert_stmt` / `ag__.if_exp`.
 
 use super::expressions::{self, thunkable};
 use crate::ast_build::{self, string, thunk};
@@ -20,7 +21,7 @@ fn take(x: &mut Expr) -> Expr {
 }
 
 pub fn run(body: &mut [Stmt], cx: &FunctionContext) {
-    let tests = test_contexts(body);
+    let tests = test_contexts(body, cx);
     expressions::rewrite_thunking(body, &|e| match e {
         Expr::BoolOp(b) if b.values.iter().all(thunkable) => {
             let op = cx.op(if b.op == BoolOp::And { "and_" } else { "or_" });
@@ -63,9 +64,9 @@ pub fn test_flag(e: &mut Expr) {
 /// Ranges of the `and`/`or`/`not` expressions whose value is only tested
 /// for truth (a staged `not` may then be a tensor; as a value it must be the
 /// Python bool the original computes).
-fn test_contexts(body: &[Stmt]) -> HashSet<TextRange> {
-    struct T(HashSet<TextRange>);
-    impl T {
+fn test_contexts(body: &[Stmt], cx: &FunctionContext<'_>) -> HashSet<TextRange> {
+    struct T<'c, 'f>(HashSet<TextRange>, &'c FunctionContext<'f>);
+    impl T<'_, '_> {
         fn mark(&mut self, e: &Expr) {
             match e {
                 Expr::BoolOp(b) => {
@@ -81,7 +82,7 @@ fn test_contexts(body: &[Stmt]) -> HashSet<TextRange> {
             }
         }
     }
-    impl Visitor<'_> for T {
+    impl Visitor<'_> for T<'_, '_> {
         fn visit_stmt(&mut self, s: &Stmt) {
             match s {
                 Stmt::If(i) => {
@@ -102,6 +103,12 @@ fn test_contexts(body: &[Stmt]) -> HashSet<TextRange> {
             match e {
                 Expr::If(i) => self.mark(&i.test),
                 Expr::UnaryOp(u) if u.op == UnaryOp::Not => self.mark(&u.operand),
+                // A ternary's and an assert's test, as passes 9 and 4 left them.
+                Expr::Call(c) if ["if_exp", "assert_stmt"].iter().any(|op| self.1.is_op_named(&c.func, op)) => {
+                    if let Some(test) = c.arguments.args.first() {
+                        self.mark(test);
+                    }
+                }
                 _ => {}
             }
             walk_expr(self, e);
@@ -113,7 +120,7 @@ fn test_contexts(body: &[Stmt]) -> HashSet<TextRange> {
             ruff_python_ast::visitor::walk_comprehension(self, c);
         }
     }
-    let mut t = T(HashSet::default());
+    let mut t = T(HashSet::default(), cx);
     for s in body {
         t.visit_stmt(s);
     }
