@@ -6,7 +6,9 @@
 //! `sc.Variable`s, read and assigned by host nodes at every step; rnn_outputs:
 //! rnn with each step's state appended to a list in the staged loop, stacked
 //! after it, issue 19's list ops; sgd_history: sgd_variable returning its
-//! loss history, a Variable and a list in one staged loop).
+//! loss history, a Variable and a list in one staged loop; sgd_tape:
+//! sgd_variable with its gradients from `sc.GradientTape` in the staged
+//! loop, against the NumPy port with the hand gradient).
 //!
 //! Per-call times: a run with 1 call and a run with 1 + N calls; the
 //! difference over N leaves out interpreter, compile and trace costs. NumPy
@@ -33,6 +35,8 @@ const WORKLOADS: &[(&str, &str, &str, usize)] = &[
     ("sgd_variable", include_str!("staging/sgd_variable.py"), include_str!("staging/sgd_variable_numpy.py"), 20),
     ("rnn_outputs", include_str!("staging/rnn_outputs.py"), include_str!("staging/rnn_outputs_numpy.py"), 20),
     ("sgd_history", include_str!("staging/sgd_history.py"), include_str!("staging/sgd_history_numpy.py"), 20),
+    // Issue 20: the gradients from a tape in the staged loop; NumPy keeps the hand gradient.
+    ("sgd_tape", include_str!("staging/sgd_tape.py"), include_str!("staging/sgd_variable_numpy.py"), 20),
 ];
 
 /// The workload with `calls` calls, as `mode` runs it.
