@@ -90,6 +90,7 @@ pub const INTENDED: &[Intended] = &[
     staging("indexing with a symbolic tensor is supported for one scalar index only*", NOT_YET, None),
     // Gradients (issue 20, executor/runtime/stagecheck/gradients): what the tape does not differentiate in a graph yet.
     staging("a gradient through a list in staged control flow is not staged yet", NOT_YET, None),
+    staging("a gradient of a gradient through a staged * is not staged yet", NOT_YET, None),
     staging("a gradient through a staged * is not staged yet*", NOT_YET, None),
     staging("a gradient reached through one branch of a staged if only*", UNSTAGEABLE, None),
     staging("a recursive call of the staged function '*' under a gradient tape is not differentiated yet", NOT_YET, None),

@@ -30,19 +30,24 @@ fn eager_unstaged_and_staged_gradients_agree_exactly() {
     assert!(out.contains("agree (original, unstaged, staged)"), "{out}");
 }
 
-#[test]
-fn a_gradient_through_nested_staged_loops_is_refused_not_wrong() {
+/// `source` is refused in staged with `needle` in the reason (a refusal, not a wrong gradient).
+fn assert_refused(name: &str, source: &str, needle: &str) {
     let dir = std::env::temp_dir().join(format!("stagecheck-grad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join("loop.py");
-    std::fs::write(
-        &p,
-        "import stagecheck as sc\n\n@sc.function\ndef f(x, n):\n    with sc.GradientTape() as tape:\n        tape.watch(x)\n        y = x\n        for i in sc.range(n):\n            for j in sc.range(n):\n                y = y * x\n    return tape.gradient(y, x)\n\nprint(f(sc.constant(2.0), sc.constant(3)))\n",
-    )
-    .unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, source).unwrap();
     let (code, out) = stagecheck(&["check", p.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("refused in staged") && out.contains("a staged loop inside a staged loop"), "{out}");
+    assert!(out.contains("refused in staged") && out.contains(needle), "{out}");
+}
+
+#[test]
+fn a_gradient_through_nested_staged_loops_is_refused_not_wrong() {
+    assert_refused(
+        "loop.py",
+        "import stagecheck as sc\n\n@sc.function\ndef f(x, n):\n    with sc.GradientTape() as tape:\n        tape.watch(x)\n        y = x\n        for i in sc.range(n):\n            for j in sc.range(n):\n                y = y * x\n    return tape.gradient(y, x)\n\nprint(f(sc.constant(2.0), sc.constant(3)))\n",
+        "a staged loop inside a staged loop",
+    );
 }
 
 #[test]
@@ -51,6 +56,7 @@ fn gradcheck_passes_on_the_hand_program_and_the_corpus() {
         HAND,
         concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/staged/gradients/003_rnn_tape.py"),
         concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/staged/gradients/004_staged_loops.py"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/staged/gradients/005_second_order.py"),
     ] {
         let (code, out) = stagecheck(&["check", "--gradcheck", file]);
         assert_eq!(code, 0, "{out}");
@@ -92,4 +98,13 @@ fn the_fuzz_gradient_oracle_finds_a_wrong_rule_the_modes_cannot() {
     assert_eq!(code, 0, "{out}");
     let (code, out) = stagecheck(&["check", "--gradcheck", p.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}");
+}
+
+#[test]
+fn a_gradient_of_a_gradient_through_a_staged_if_in_a_trace_is_refused_not_wrong() {
+    assert_refused(
+        "second.py",
+        "import stagecheck as sc\n\n@sc.function\ndef f(x):\n    with sc.GradientTape() as t1:\n        t1.watch(x)\n        with sc.GradientTape() as t2:\n            t2.watch(x)\n            if sc.reduce_sum(x) > 0.0:\n                y = x * x * x\n            else:\n                y = x * x\n        dy = t2.gradient(y, x)\n    return dy, t1.gradient(dy, x)\n\nprint(f(sc.constant(2.0)))\n",
+        "a gradient of a gradient through a staged if",
+    );
 }

@@ -404,10 +404,13 @@ class _Part:
 def _record_on(level, entry):
     """A staged part's entry (call, cond, loop), on the tapes of the level
     it was traced from; its float outputs become connected there."""
+    # The values kept for its backward pass too: a gradient's own ops read
+    # them (a gradient of a gradient).
+    kept = getattr(entry, 'saved', None) or [h for b in getattr(entry, 'branches', ()) for h in b[3]]
     for r in level.recorders:
         if r.active:
             r.entries.append(entry)
-            for h in entry.outs:
+            for h in list(entry.outs) + list(kept):
                 if _n.dtype(h) in _FLOATS:
                     r.produced.add(id(h))
 
@@ -479,7 +482,10 @@ class _Call:
 
     def backward(self, acc, val, tr):
         seeds = [_take(acc, id(o)) for o in self.outs]
-        if all(g is None for g, _ in seeds):
+        # The values kept for the backward pass have gradients too where a
+        # gradient's own ops were recorded (a gradient of a gradient).
+        saved_seeds = [_take(acc, id(o)) for o in self.saved]
+        if all(g is None for g, _ in seeds + saved_seeds):
             return
         to_arg = {id(p): id(a) for p, a in zip(self.params, self.args)}
         values = {id(p): a for p, a in zip(self.params, self.args)}
@@ -492,7 +498,7 @@ class _Call:
             o = values.get(id(h))
             return val(o) if o is not None else Tensor(h)
 
-        for inner, (g, r) in zip(self.inner_outs, seeds):
+        for inner, (g, r) in zip(list(self.inner_outs) + list(self.inner_saved), seeds + saved_seeds):
             if g is not None:
                 acc.setdefault(tr_in(id(inner)), []).append((g, r))
         _backprop(self.entries, acc, val_in, tr_in)
@@ -600,7 +606,8 @@ class _Cond:
 
     def backward(self, acc, val, tr):
         seeds = [_take(acc, id(o)) for o in self.outs]
-        if all(g is None for g, _ in seeds) or not self.refs:
+        saved_seeds = [[_take(acc, id(h)) for h in b[3]] for b in self.branches]
+        if all(g is None for g, _ in seeds + saved_seeds[0] + saved_seeds[1]) or not self.refs:
             return
         before = {k: _take(acc, tr(k)) for k, _ in self.refs if acc.get(tr(k))}
         reached = [{}, {}]
@@ -614,7 +621,7 @@ class _Cond:
                 return val(o) if o is not None else val(h)
 
             local = {key: [gr] for key, gr in before.items()}
-            for inner, (g, r) in zip(inner_outs, seeds):
+            for inner, (g, r) in zip(list(inner_outs) + list(inner_saved), seeds + saved_seeds[b]):
                 if g is not None:
                     local.setdefault(id(inner), []).append((g, r))
             _backprop(entries, local, val_in, _same_key)
@@ -638,6 +645,7 @@ class _Cond:
             outs = branch(taken, None)
             reached[1 - taken] = reached[taken]
         else:
+            _no_higher_order('if')
             with _Paused():
                 fns = [_trace_part('grad_if_true', lambda: branch(0, None)),
                        _trace_part('grad_if_false', lambda: branch(1, None))]
@@ -646,6 +654,14 @@ class _Cond:
             g, r = outs[2 * i], outs[2 * i + 1]
             always = reached[0][key] == 'always' and reached[1][key] == 'always'
             acc[tr(key)] = [(g, None if always else r)]
+
+
+def _no_higher_order(what):
+    """A backward cond or loop built while another tape records (a gradient
+    of a gradient): its branches' and body's ops would have to be recorded
+    as a cond or loop of their own, which is not staged yet."""
+    if recording():
+        raise StagingError('a gradient of a gradient through a staged %s is not staged yet' % what)
 
 
 class _Paused:
@@ -849,11 +865,14 @@ class _While:
             return [k - 1] + new_carried + new_refs + popped
 
         if _n.trace_current() is None:
+            # Popped values are not connected to a recording tape.
+            _no_higher_order(self.kind + ' loop')
             vs = init
             while bool(vs[0] > 0):
                 vs = step(vs)
             outs = vs
         else:
+            _no_higher_order(self.kind + ' loop')
             sigs = [('int32', ())] + out_sigs + ref_sigs + acc_sigs
             with _Paused():
                 cond_id = _trace_loop_part('grad_%s_cond' % self.kind, sigs, lambda vs: [vs[0] > 0])
