@@ -10,7 +10,7 @@
 //!
 //! The loss is smooth where it is evaluated (no relu, abs, maximum or
 //! floor at data the generator does not control): data from the program's
-//! expressions goes through `sc.where(sc.abs(d) < 4.0, d, 0.0)` and `tanh`,
+//! expressions goes through `sc.where(sc.abs(d) < 4.0, d, zeros)` and `tanh`,
 //! so infinities and NaNs of the tensor family's special values stay out of
 //! the differentiated path, and `check --gradcheck`'s finite differences
 //! are meaningful on every program this writes. The modes compare the
@@ -118,7 +118,8 @@ pub fn tape_gradient(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<Strin
     let data = if g.chance(u, 1, 2)? {
         let d = g.fresh("gd");
         let e = tensor(g, u, ty)?;
-        g.w.line(format!("{d} = sc.tanh(sc.where(sc.abs({e}) < 4.0, {e}, 0.0))"));
+        let zeros = format!("sc.zeros({}, {})", ty.shape.list(), dtype.sc());
+        g.w.line(format!("{d} = sc.tanh(sc.where(sc.abs({e}) < 4.0, {e}, {zeros}))"));
         Some(d)
     } else {
         None
@@ -153,7 +154,13 @@ pub fn tape_gradient(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<Strin
     g.w.line(format!("with sc.GradientTape() as {tape}:"));
     g.w.indent();
     g.w.line(format!("{tape}.watch({x})"));
-    let first = if g.chance(u, 2, 3)? { format!("sc.tanh({x} * 0.5)") } else { smooth(g, u, &x, &x)? };
+    // Sometimes the source itself (h aliases x: a loop or branch then
+    // reaches x both as its initial value and as a captured one).
+    let first = match u.int_in_range(0..=5)? {
+        0 => x.clone(),
+        1 | 2 => smooth(g, u, &x, &x)?,
+        _ => format!("sc.tanh({x} * 0.5)"),
+    };
     g.w.line(format!("{h} = {first}"));
     if let Some(d) = &data {
         g.w.line(format!("{h} = {h} + {d} * {x}"));
