@@ -62,13 +62,6 @@ const fn bug(name: &'static str, layer: Layer, breaks: &'static str, why: &'stat
 const GPU: &[&str] = &["--gpu"];
 const CPYTHON: &[&str] = &["--oracle", "cpython"];
 
-/// The gradient rules' slips: every mode runs the same rule, so only the
-/// finite-difference oracle (`check --gradcheck`) sees them.
-const GRAD_HOLE: &str = "the generator's gradient construct (generator/src/tensor_grad.rs) is not in its table yet, so no \
-    generated program takes a gradient for the fuzz loop's gradient oracle (src/fuzz/gradcheck.rs) to check; `check --gradcheck` \
-    finds it on every corpus/staged/gradients entry, and with the row hooked 63 of 92 programs that took gradients (seeds 0-299) \
-    showed it";
-
 /// The renderer's slips: only the CPython oracle can see them, and it does
 /// not reliably within 60 s.
 const RENDER_HOLE: &str = "the default oracle renders both sides with the same renderer, so its slips never differ; \
@@ -166,14 +159,12 @@ pub const CATALOGUE: &[Bug] = &[
         "the message arrives as a function (lazy, as Python evaluates it only on failure); the call is forgotten",
     ),
     // Staging runtime (executor/runtime/stagecheck/staging), installed by executor/src/planted.rs.
-    Bug {
-        name: "tanh_grad_one_minus_y",
-        layer: StagingRuntime,
-        breaks: "gradients: tanh's backward rule uses 1 - y instead of 1 - y² (every mode alike: only --gradcheck's finite differences see it)",
-        why: "tanh' = 1 - tanh², written from the output y, the square dropped",
-        fuzz_args: &[],
-        hole: Some(GRAD_HOLE),
-    },
+    bug(
+        "tanh_grad_one_minus_y",
+        StagingRuntime,
+        "gradients: tanh's backward rule uses 1 - y instead of 1 - y² (every mode alike: only --gradcheck's finite differences see it)",
+        "tanh' = 1 - tanh², written from the output y, the square dropped",
+    ),
     bug(
         "guards_skip_globals",
         StagingRuntime,

@@ -108,3 +108,23 @@ fn a_gradient_of_a_gradient_through_a_staged_if_in_a_trace_is_refused_not_wrong(
         "a gradient of a gradient through a staged if",
     );
 }
+
+/// The gradient check switches the runtime on for its own run only: the
+/// next run on the same worker prints no `@@gradcheck` lines (the switch is
+/// a module binding the sandbox restores after every run; a list appended
+/// to kept it on, and the fuzz loop then saw every later program's output
+/// differ between modes by those lines).
+#[test]
+fn a_gradient_check_does_not_reach_the_next_run_on_its_worker() {
+    use stagecheck::worker::Worker;
+    let program = std::fs::read_to_string(HAND).unwrap();
+    let mut worker = Worker::new(stagecheck::executor::Config::default());
+    let checked = stagecheck::gradcheck::gradcheck(&mut worker, &program, "hand.py").unwrap();
+    assert!(!checked.lines.is_empty(), "the checked run prints its lines");
+    for _ in 0..2 {
+        let plain = worker.run(&program, "hand.py").unwrap();
+        assert!(!plain.stdout.contains("@@gradcheck"), "{}", plain.stdout);
+    }
+    let again = stagecheck::gradcheck::gradcheck(&mut worker, &program, "hand.py").unwrap();
+    assert_eq!(again.lines, checked.lines, "a second check numbers its gradients from 1 again");
+}

@@ -215,7 +215,6 @@ planted_bugs! {
     cond_branch_state_not_reset,
     loop_body_returns_initial_state,
     captured_global_baked_in,
-    #[ignore = "a known hole until generator/src/tensor_grad.rs is in the generator's table (issue 20)"]
     tanh_grad_one_minus_y,
     // graph executor
     in_place_donor_side,

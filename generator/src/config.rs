@@ -97,6 +97,8 @@ pub struct Config {
     pub allow_variables: bool,
     /// `sc.py_function` of a Python function in staged code (tensor family).
     pub allow_py_function: bool,
+    /// `sc.GradientTape` in staged functions: gradients of losses through staged ifs, loops, calls (tensor family).
+    pub allow_gradients: bool,
     /// Python lists appended and popped in staged loops, stacked after (tensor family).
     pub allow_staged_lists: bool,
     /// Classes: methods, inheritance and `super`, properties, class-body scoping.
@@ -221,6 +223,7 @@ impl Default for Config {
             allow_staged_assert: true,
             allow_variables: true,
             allow_py_function: true,
+            allow_gradients: true,
             allow_staged_lists: true,
             allow_classes: true,
             allow_dunders: true,

@@ -42,6 +42,7 @@ mod scope;
 mod table;
 mod tensor;
 mod tensor_expr;
+mod tensor_grad;
 mod tensor_host;
 mod tensor_lists;
 mod tensor_matmul;

@@ -28,7 +28,7 @@ const REQUIRED: &[&str] = &[
     "closure_late_binding", "generator", "comprehension", "recursion", "and_or", "ternary", "chained_compare",
     "augassign", "del", "unbound_read", "list_append", "subscript", "call", "side_effect_in_condition",
     "staged_if", "staged_while", "staged_for_tensor", "staged_for_range", "python_hyperparam",
-    "nested_function_call", "loop_carried_tensors",
+    "nested_function_call", "loop_carried_tensors", "tape_gradient",
     // Trace guards (issue 23): Python values read by staged functions, changed between calls.
     "python_global_read", "python_helper_read", "python_class_attr_read", "python_instance_attr_read",
     "python_dict_item_read", "python_list_item_read", "python_len_read", "python_loop_bound",

@@ -185,6 +185,15 @@ def _pow(a, b):
         return a * a
     if isinstance(b, int) and b < 0:
         raise ValueError('negative integer power')
+    if isinstance(a, float) or isinstance(b, float):
+        # Float semantics, as the graph's pow: nan for a negative base to a
+        # fractional power (not Python's complex), inf for 0 to a negative one.
+        try:
+            return math.pow(a, b)
+        except ValueError:
+            return math.inf if a == 0 else math.nan
+        except OverflowError:
+            return math.inf
     return a ** b
 
 
@@ -609,3 +618,34 @@ class device:
 
 def print(*values, sep=' ', end='\n'):
     builtins.print(*values, sep=sep, end=end)
+
+
+class GradientTape:
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self.persistent = persistent
+        self.used = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def watch(self, t):
+        pass
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients='none'):
+        if self.used and not self.persistent:
+            raise RuntimeError('A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)')
+        self.used = True
+
+        def one(s):
+            if isinstance(s, (list, tuple)):
+                return type(s)(one(x) for x in s)
+            v = s.read_value() if isinstance(s, Variable) else s
+            return zeros(list(v.shape), v.dtype)
+        return one(sources)
+
+
+def stop_gradient(t):
+    return t

@@ -928,13 +928,17 @@ def _trace_loop_part(label, sigs, fn):
 # `__import__('stagecheck').gradients._gradcheck_on()` first: every eager
 # `tape.gradient` then also compares each gradient with central differences
 # of the recorded computation replayed in float64, one line per source.
-_GRADCHECK = []
+# The number of the next checked gradient call, 0 while off. Rebound, never
+# mutated: the sandbox's restore after every run (executor/src/sandbox.rs,
+# shallow) turns it off again, so a checked run does not reach the next.
+_GRADCHECK = 0
 # Per dtype of the tape's gradient: |g - fd| <= ATOL + RTOL * max(|g|, |fd|).
 TOLERANCES = {'float64': (1e-6, 1e-5), 'float32': (1e-3, 1e-2)}
 
 
 def _gradcheck_on():
-    _GRADCHECK.append(True)
+    global _GRADCHECK
+    _GRADCHECK = 1
 
 
 def _replay(entries, targets, seeds, source_key, perturbed):
@@ -971,7 +975,8 @@ def _replay(entries, targets, seeds, source_key, perturbed):
 
 
 def _gradcheck(entries, targets, seeds, flat, results):
-    n = len(_GRADCHECK)
+    global _GRADCHECK
+    n = _GRADCHECK
     for i, (s, g) in enumerate(zip(flat, results)):
         if g is None:
             continue
@@ -1009,7 +1014,7 @@ def _gradcheck(entries, targets, seeds, flat, results):
                 worst, at = err, (j, got[j], fd)
         print('@@gradcheck gradient=%d source=%d dtype=%s elements=%d max_err=%.3g at=%s status=%s'
               % (n, i, g.dtype.name, len(flat_x), worst, 'none' if at is None else '%d:%r:%r' % at, status))
-    _GRADCHECK.append(True)
+    _GRADCHECK = n + 1
 
 
 _pyabs = abs
