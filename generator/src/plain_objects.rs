@@ -275,8 +275,8 @@ pub fn dunder_arith(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String
 /// `__len__`, maybe `__bool__` (noted), `__getitem__`/`__setitem__` (plain
 /// and augmented, the index evaluated once), maybe `__iter__` and
 /// `__contains__`; the instance as an `and`/`or` operand in an `if` test
-/// (its truth tested once: `__bool__` notes each test); a `for` over the
-/// instance with a generated body.
+/// and a ternary's (its truth tested once: `__bool__` notes each test); a
+/// `for` over the instance with a generated body.
 pub fn dunder_container(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     spend(g, 6);
     let cls = g.fresh("Q");
@@ -319,6 +319,9 @@ pub fn dunder_container(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<St
     let c = pe::cond(g, u)?;
     g.w.line(format!("if {q} and {c}:"));
     g.w.line(format!("    {q}[-1] -= 1"));
+    // The instance as an and/or operand of a ternary's test: its truth tested once.
+    let (c, k) = (pe::cond(g, u)?, g.small_int(u)?);
+    g.w.line(format!("print({k} if ({c} or {q}) else -{k}, {k} if ({q} and {c}) else -{k})"));
     let it = if has_iter { q.clone() } else { format!("list({q})[:4]") };
     let t = g.fresh("i");
     let mark = g.scope.mark();
