@@ -93,6 +93,15 @@ fn statements_go_and_blocks_flatten_down_to_what_the_predicate_needs() {
     assert!(r.tests > 10, "{} tests", r.tests);
 }
 
+/// A `match`'s cases go one at a time (the case the predicate needs stays
+/// a `match`: its pattern binds the printed name).
+#[test]
+fn match_cases_are_dropped_one_at_a_time() {
+    let source = "def f(v):\n    match v:\n        case 1:\n            pass\n        case [x, *_]:\n            print(x)\n        case _:\n            pass\nf([7])\n";
+    let r = reduce_with(source, |s| s.contains("case [") && s.contains("print(x)") && s.contains("f(["));
+    assert_eq!(r.source.matches("case").count(), 1, "{}", r.source);
+}
+
 #[test]
 fn a_difference_in_a_literal_the_printer_would_normalise_shrinks() {
     // Issue 16: every candidate was printed from the tree, where a lone

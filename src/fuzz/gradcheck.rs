@@ -5,13 +5,17 @@
 //! gradients with each other, but a backward rule wrong in every mode alike
 //! agrees with itself; only this reference sees it. A miss seen twice is a
 //! finding of kind `gradient`, mode `gradcheck` (replayed by
-//! `stagecheck check --gradcheck`); like the CPython oracle's, it is saved
-//! unreduced.
+//! `stagecheck check --gradcheck`), reduced ([`reduce_saved`]) while the
+//! check still misses: the predicate is the gradient check itself, as
+//! `check` is the modes' findings'.
 
 use super::case::Case;
 use super::signature::Signature;
 use crate::gradcheck::{gradcheck, GradCheck};
+use crate::executor::Config;
 use crate::worker::Worker;
+use std::path::Path;
+use std::time::Duration;
 
 /// The finding, if the case takes gradients and one misses twice.
 pub fn check_case(worker: &mut Worker, case: &Case) -> Option<(Signature, GradCheck)> {
@@ -25,4 +29,43 @@ pub fn check_case(worker: &mut Worker, case: &Case) -> Option<(Signature, GradCh
     constructs.sort();
     constructs.dedup();
     Some((Signature { kind: "gradient".into(), mode: "gradcheck".into(), constructs, detail: String::new() }, first))
+}
+
+/// Reduces the gradient finding in `dir` (its `program.py`) into
+/// `reduced.py`, keeping candidates whose gradient check still misses;
+/// headed like the modes' reductions, replayed by `check --gradcheck`.
+/// Best effort, as theirs: a failed reduction is reported, the finding stays.
+pub fn reduce_saved(dir: &Path, exec: &Config, budget: Duration) {
+    if let Err(e) = reduce_into(&dir.join("program.py"), &dir.join("reduced.py"), exec, budget) {
+        eprintln!("stagecheck fuzz: {}: not reduced: {e}", dir.display());
+    }
+}
+
+fn reduce_into(input: &Path, out: &Path, exec: &Config, budget: Duration) -> Result<(), String> {
+    let text = std::fs::read_to_string(input).map_err(|e| format!("{}: {e}", input.display()))?;
+    let (header, body) = crate::reduce::finding::split_header(&text);
+    let mut worker = Worker::spawn(None, exec.clone());
+    let path = input.display().to_string();
+    let mut misses = |candidate: &str| gradcheck(&mut worker, candidate, &path).is_ok_and(|g| g.is_finding());
+    if !misses(body) {
+        return Err("the gradient check no longer misses".into());
+    }
+    let r = crate::reduce::reduce(body, budget, &mut misses, &mut |_| {})?;
+    let mut head = vec![
+        format!(
+            "# stagecheck reduced gradient-gradcheck: {} lines from {} ({} checks in {:.1} s{})",
+            r.lines_after,
+            r.lines_before,
+            r.tests,
+            r.elapsed.as_secs_f64(),
+            if r.complete { "" } else { ", time budget reached" }
+        ),
+        format!("# reduced from: {}", input.display()),
+    ];
+    head.extend(header.iter().filter(|l| l.starts_with("# seed ")).map(|l| l.to_string()));
+    let plant = std::env::var("STAGECHECK_PLANT").ok().filter(|_| cfg!(feature = "planted-bugs"));
+    let plant = plant.map(|p| format!("STAGECHECK_PLANT={p} ")).unwrap_or_default();
+    head.push(format!("# replay: {plant}stagecheck check --gradcheck {}", out.display()));
+    let file = format!("{}\n\n{}", head.join("\n"), r.source);
+    super::report::atomic_write(out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))
 }

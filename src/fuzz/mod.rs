@@ -105,7 +105,11 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
     store.target = options.target.as_ref().map(|t| t.name.clone());
     // Carry on after a run killed mid-reduction: reduce what it left unreduced.
     for (dir, kind, mode) in store.unreduced() {
-        reduce_saved(&dir, &signature::Signature::named(kind, mode), options);
+        if mode == "gradcheck" {
+            reduce_gradient(&dir, options);
+        } else {
+            reduce_saved(&dir, &signature::Signature::named(kind, mode), options);
+        }
     }
     let store = Mutex::new(store);
     std::thread::scope(|scope| {
@@ -167,6 +171,7 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                         stop.store(true, Ordering::Relaxed);
                     }
                     let to_reduce = saved.clone();
+                    let gradient_to_reduce = saved_grad.as_ref().map(|(_, dir)| dir.clone());
                     let mut s = stats.lock().expect("stats");
                     match &checked.kind {
                         // The first program of each refusal reason, for review.
@@ -198,6 +203,9 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                     if let (Some(dir), outcome::Kind::Finding { signature, .. }) = (&to_reduce, &checked.kind) {
                         reduce_saved(dir, signature, options);
                     }
+                    if let Some(dir) = &gradient_to_reduce {
+                        reduce_gradient(dir, options);
+                    }
                 }
             });
         }
@@ -224,6 +232,14 @@ fn reduce_saved(dir: &std::path::Path, signature: &signature::Signature, options
     };
     if let Err(e) = reduce_file(&dir.join("program.py"), &dir.join("reduced.py"), &reduce, &mut |_| {}) {
         eprintln!("stagecheck fuzz: {}: not reduced: {e}", dir.display());
+    }
+}
+
+/// Reduces a saved gradient finding (`gradcheck::reduce_saved`), unless
+/// reduction is off.
+fn reduce_gradient(dir: &std::path::Path, options: &Options) {
+    if !options.reduce_time.is_zero() {
+        gradcheck::reduce_saved(dir, &options.exec, options.reduce_time);
     }
 }
 

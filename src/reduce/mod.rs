@@ -6,7 +6,7 @@
 //! |---|---|
 //! | delete statements: whole lists, halves, ..., single statements | `statements.rs` |
 //! | replace a compound statement by one of its bodies | `statements.rs` |
-//! | drop `elif`/`else`/`except`/`finally` clauses | `statements.rs` |
+//! | drop `elif`/`else`/`except`/`finally` clauses, `match` cases | `statements.rs` |
 //! | `x = f()` → `f()`; `a, b = x, y` → one assignment per name | `statements.rs` |
 //! | replace an expression by a literal or a subexpression | `expressions.rs` |
 //! | shorten lists, tuples, dicts, argument lists, `and`/`or` chains | `expressions.rs` |

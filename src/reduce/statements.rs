@@ -1,7 +1,7 @@
 //! Statement reductions: delete statements (chunks of a statement list,
 //! halving down to single statements, as ddmin does), replace a compound
 //! statement by one of its bodies, drop `elif`/`else`/`except`/`finally`
-//! clauses (and names of a `global`/`nonlocal`), simplify assignments:
+//! clauses, `case`s of a `match` (and names of a `global`/`nonlocal`), simplify assignments:
 //! `x = f()` → `f()`, and `a, b = x, y` → one assignment per name (which
 //! deletion can then take one at a time).
 
@@ -60,9 +60,11 @@ fn flatten(tree: &Suite, site: usize) -> Vec<Suite> {
 
 /// How many clauses statement `s` can lose: each `elif`/`else` of an `if`,
 /// a loop's `else`, each handler and the `else` and `finally` of a `try`,
-/// each name of a `global` or `nonlocal` naming several.
+/// each name of a `global` or `nonlocal` naming several, each `case` of a
+/// `match` holding several.
 fn clauses(s: &Stmt) -> usize {
     match s {
+        Stmt::Match(m) if m.cases.len() > 1 => m.cases.len(),
         Stmt::Global(g) if g.names.len() > 1 => g.names.len(),
         Stmt::Nonlocal(n) if n.names.len() > 1 => n.names.len(),
         Stmt::If(i) => i.elif_else_clauses.len(),
@@ -100,6 +102,9 @@ fn drop_clause(tree: &Suite, site: usize) -> Vec<Suite> {
         }
         Stmt::Nonlocal(s) => {
             s.names.remove(j);
+        }
+        Stmt::Match(s) => {
+            s.cases.remove(j);
         }
         _ => return vec![],
     }
