@@ -51,21 +51,8 @@ fn reduce_into(input: &Path, out: &Path, exec: &Config, budget: Duration) -> Res
         return Err("the gradient check no longer misses".into());
     }
     let r = crate::reduce::reduce(body, budget, &mut misses, &mut |_| {})?;
-    let mut head = vec![
-        format!(
-            "# stagecheck reduced gradient-gradcheck: {} lines from {} ({} checks in {:.1} s{})",
-            r.lines_after,
-            r.lines_before,
-            r.tests,
-            r.elapsed.as_secs_f64(),
-            if r.complete { "" } else { ", time budget reached" }
-        ),
-        format!("# reduced from: {}", input.display()),
-    ];
-    head.extend(header.iter().filter(|l| l.starts_with("# seed ")).map(|l| l.to_string()));
-    let plant = std::env::var("STAGECHECK_PLANT").ok().filter(|_| cfg!(feature = "planted-bugs"));
-    let plant = plant.map(|p| format!("STAGECHECK_PLANT={p} ")).unwrap_or_default();
-    head.push(format!("# replay: {plant}stagecheck check --gradcheck {}", out.display()));
+    let mut head = crate::reduce::finding::reduced_head("gradient-gradcheck", &r, input, &header);
+    head.push(format!("# replay: {}stagecheck check --gradcheck {}", crate::reduce::finding::plant_prefix(), out.display()));
     let file = format!("{}\n\n{}", head.join("\n"), r.source);
     super::report::atomic_write(out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))
 }

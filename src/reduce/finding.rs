@@ -244,10 +244,22 @@ pub fn reduce_file(input: &Path, out: &Path, options: &Options, progress: &mut d
     let (header, body) = split_header(&text);
     let reduced = reduce_source(body, &input.display().to_string(), options, progress)?;
     let r = &reduced.reduction;
+    let mut head = reduced_head(&reduced.target.to_string(), r, input, &header);
+    // Under a target: the bug kind (`report --kinds` groups findings by it).
+    head.extend(reduced.class.as_ref().map(|c| crate::targets::kinds::header_line(c, &r.source)));
+    head.push(format!("# replay: {}", replay_command(&options.modes, options.under_test.as_ref(), out)));
+    let file = format!("{}\n\n{}", head.join("\n"), r.source);
+    crate::fuzz::report::atomic_write(out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(reduced)
+}
+
+/// A reduced program's first header lines: what it keeps (`signature`),
+/// how far it shrank, what it was reduced from, and the origin lines of
+/// `input`'s header (`# seed ...`).
+pub fn reduced_head(signature: &str, r: &crate::reduce::Reduction, input: &Path, header: &[&str]) -> Vec<String> {
     let mut head = vec![
         format!(
-            "# stagecheck reduced {}: {} lines from {} ({} checks in {:.1} s{})",
-            reduced.target,
+            "# stagecheck reduced {signature}: {} lines from {} ({} checks in {:.1} s{})",
             r.lines_after,
             r.lines_before,
             r.tests,
@@ -257,22 +269,21 @@ pub fn reduce_file(input: &Path, out: &Path, options: &Options, progress: &mut d
         format!("# reduced from: {}", input.display()),
     ];
     head.extend(header.iter().filter(|l| l.starts_with("# seed ")).map(|l| l.to_string()));
-    // Under a target: the bug kind (`report --kinds` groups findings by it).
-    head.extend(reduced.class.as_ref().map(|c| crate::targets::kinds::header_line(c, &r.source)));
-    head.push(format!("# replay: {}", replay_command(&options.modes, options.under_test.as_ref(), out)));
-    let file = format!("{}\n\n{}", head.join("\n"), r.source);
-    crate::fuzz::report::atomic_write(out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
-    Ok(reduced)
+    head
 }
 
 /// The one command that replays a reduced program (in a build with planted
 /// bugs, with the `STAGECHECK_PLANT` that chose the bug).
 pub fn replay_command(modes: &[Mode], under_test: Option<&crate::targets::Target>, file: &Path) -> String {
     let modes: Vec<&str> = modes.iter().map(|m| m.name()).collect();
-    let plant = std::env::var("STAGECHECK_PLANT").ok().filter(|_| cfg!(feature = "planted-bugs"));
-    let plant = plant.map(|p| format!("STAGECHECK_PLANT={p} ")).unwrap_or_default();
     let target = under_test.map(|t| t.flag()).unwrap_or_default();
-    format!("{plant}stagecheck check {target}--modes {} {}", modes.join(","), file.display())
+    format!("{}stagecheck check {target}--modes {} {}", plant_prefix(), modes.join(","), file.display())
+}
+
+/// `STAGECHECK_PLANT=<bug> ` in a build with planted bugs where one is chosen; else nothing.
+pub fn plant_prefix() -> String {
+    let plant = std::env::var("STAGECHECK_PLANT").ok().filter(|_| cfg!(feature = "planted-bugs"));
+    plant.map(|p| format!("STAGECHECK_PLANT={p} ")).unwrap_or_default()
 }
 
 /// The target a header names: a corpus `# target:` line, or a replay command's `--target`.
