@@ -164,16 +164,13 @@ class Tensor:
 
 
 # Set by stagecheck.gradients while a tape records at the current trace
-# level: every op is offered to it (`_apply`), and every Variable read.
+# level: every op is offered to it, and every Variable read. `_apply` is the
+# native apply itself, rebound by gradients (`_refresh`) to a recording
+# wrapper only while a tape records, and back when it stops: no Python frame
+# per op otherwise (the sandbox's restore after a run also undoes a rebinding).
 _tape_hook = None
 _record_variable = None
-
-
-def _apply(op, attrs, handles):
-    h = _n.apply(op, attrs, handles)
-    if _tape_hook is not None:
-        _tape_hook(op, attrs, handles, h)
-    return h
+_apply = _n.apply
 
 
 def _shape_text(shape):

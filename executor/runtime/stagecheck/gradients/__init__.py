@@ -3,7 +3,7 @@
 
 A tape records, in order, every op whose output is a float and one of whose
 inputs it is connected to (watched with `watch`, read from an `sc.Variable`,
-or computed from such): `tensor._apply` calls `_record` while a tape is
+or computed from such): `tensor._apply`, rebound to `_taped_apply`, calls `_record` while a tape is
 active (`tensor._tape_hook`). `gradient` walks the record backwards with the
 rules of `rules.py`, written with `sc` ops, so under a trace (a tape inside
 `@sc.function`) the backward pass is graph nodes of the same function.
@@ -71,8 +71,21 @@ _levels = [_Level(None)]
 
 
 def _refresh():
+    """Points tensor.py's `_apply` at `_taped_apply` while a tape records at
+    the current level, else back at the native apply (no frame per op)."""
     top = _levels[-1]
-    _t._tape_hook = _record if any(r.active for r in top.recorders) else None
+    if any(r.active for r in top.recorders):
+        _t._tape_hook, _t._apply = _record, _taped_apply
+    else:
+        _t._tape_hook, _t._apply = None, _n.apply
+
+
+def _taped_apply(op, attrs, handles):
+    h = _n.apply(op, attrs, handles)
+    hook = _t._tape_hook
+    if hook is not None:
+        hook(op, attrs, handles, h)
+    return h
 
 
 def recording():

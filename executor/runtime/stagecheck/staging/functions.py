@@ -47,7 +47,7 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _n.mode() != 'staged':
             return self.python_function(*args, **kwargs)
-        if _grad.recording():
+        if _t._tape_hook is not None:  # a tape records (gradients/): an attribute test, no call
             return self._taped_call(args, kwargs)
         # The common call, natively (executor/src/tensors/call_key.rs): here,
         # not in _staged_call, to spare every call a Python frame.
