@@ -94,6 +94,7 @@ pub const INTENDED: &[Intended] = &[
     staging("a gradient through a staged * is not staged yet*", NOT_YET, None),
     staging("a gradient reached through one branch of a staged if only*", UNSTAGEABLE, None),
     staging("a recursive call of the staged function '*' under a gradient tape is not differentiated yet", NOT_YET, None),
+    staging("sc.py_function '*' on a gradient tape's path in a staged function: its graph node is not differentiated*", NOT_YET, None),
     staging(
         "the trace of '*' reads *: it cannot be guarded without running its code, so a later change could not be seen",
         UNGUARDABLE,

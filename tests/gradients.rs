@@ -128,3 +128,23 @@ fn a_gradient_check_does_not_reach_the_next_run_on_its_worker() {
     let again = stagecheck::gradcheck::gradcheck(&mut worker, &program, "hand.py").unwrap();
     assert_eq!(again.lines, checked.lines, "a second check numbers its gradients from 1 again");
 }
+
+/// `sc.py_function` on a tape's path in a staged function: the eager tape
+/// records the ops inside it, the graph's host node is opaque, so a staged
+/// gradient would lack those terms (7.0 eagerly, 1.0 staged, before the
+/// refusal). Refused at its line (a staged function's float arguments all
+/// count as on the path under a tape); off it, it still stages.
+#[test]
+fn a_py_function_on_a_tapes_path_in_a_staged_function_is_refused_not_wrong() {
+    assert_refused(
+        "py_function.py",
+        "import stagecheck as sc\n\ndef sq(a):\n    return a * a\n\n@sc.function\ndef f(x):\n    return sc.py_function(sq, [x], sc.float32) + x\n\nx = sc.constant(3.0)\nwith sc.GradientTape() as tape:\n    tape.watch(x)\n    y = f(x)\nprint(tape.gradient(y, x))\n",
+        "sc.py_function 'sq' on a gradient tape's path",
+    );
+    let dir = std::env::temp_dir().join(format!("stagecheck-grad-{}", std::process::id()));
+    let p = dir.join("py_function_off_path.py");
+    std::fs::write(&p, "import stagecheck as sc\n\ndef sq(a):\n    return a * a\n\n@sc.function\ndef f(x):\n    return sc.py_function(sq, [sc.constant(2.0)], sc.float32) + x\n\nx = sc.constant(3.0)\nwith sc.GradientTape() as tape:\n    tape.watch(x)\n    y = f(x)\nprint(y, tape.gradient(y, x))\n").unwrap();
+    let (code, out) = stagecheck(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("agree (original, unstaged, staged)"), "{out}");
+}

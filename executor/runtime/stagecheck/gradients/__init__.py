@@ -93,6 +93,12 @@ def recording():
     return _t._tape_hook is not None
 
 
+def on_path(handles):
+    """Whether a float tensor among `handles` is on a recording tape's path
+    at the current level (its gradient would be taken through what uses it)."""
+    return _t._tape_hook is not None and any(_n.dtype(h) in _FLOATS and _levels[-1].connected(id(h)) for h in handles)
+
+
 def _var_key(var):
     return ('v', id(var))
 

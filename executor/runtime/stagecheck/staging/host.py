@@ -65,6 +65,12 @@ def py_function(func, inp, Tout):
     if not tracing():
         out = results(func(*inputs), [None] * len(touts))
         return out[0] if single else out
+    from stagecheck import gradients
+    if gradients.on_path([t._h for t in inputs]):
+        # The eager tape records the ops `func` runs; the graph's host node is
+        # opaque to it: the staged gradient would silently lack those terms.
+        raise StagingError("sc.py_function '%s' on a gradient tape's path in a staged function: its graph node "
+                           "is not differentiated (the eager tape records the ops inside it)" % name)
     shape = inputs[0].shape if inputs else ()
     outs = node('py_function ' + name, lambda ts: results(func(*ts), [shape] * len(touts)), inputs,
                 [(dt.name, shape) for dt in touts])
