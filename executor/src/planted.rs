@@ -66,8 +66,8 @@ pub const SLIPS: &[Slip] = &[
         name: "loop_body_returns_initial_state",
         module: "stagecheck.staging.control_flow",
         function: "_loop",
-        old: "return None, list(extra) + [state[i] for i in slots]",
-        new: "return None, list(extra) + [init[i] for i in slots]",
+        old: "outs = list(extra) + [state[i] for i in slots]",
+        new: "outs = list(extra) + [init[i] for i in slots]",
     },
     Slip {
         // Trace guards on globals and builtins check nothing (issue 23): a
