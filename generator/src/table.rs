@@ -257,7 +257,7 @@ pub static TABLE: &[Construct] = &[
     row("variable_assign", T, th::can_variable_assign, |c| gate(c.allow_variables, 1 + c.weight_calls), th::variable_assign),
     row("variable_read", T, th::can_variable_read, |c| gate(c.allow_variables, 1 + c.weight_calls), th::variable_read),
     row("py_function", T, th::can_py_function, |c| gate(c.allow_py_function, 1 + c.weight_calls), th::py_function),
-    row("tape_gradient", T, tg::can_tape, |c| gate(c.allow_gradients, 1 + c.weight_calls), tg::tape_gradient),
+    row("tape_gradient", T, tg::can_tape, |c| gate(c.allow_gradients, 1 + c.weight_calls / 2), tg::tape_gradient),
     row("staged_list", T, tl::can_list, |c| gate(c.allow_staged_lists && c.allow_staged_loops, c.weight_loops), tl::staged_list),
     // Program level (`decide`): how functions are made and results shown.
     row("staged_closure", T, never, |c| half(c.allow_staged_closures, c.weight_scoping), unreachable_build),
