@@ -247,7 +247,7 @@ fn fuzzing_autograph_finds_reduces_and_replays() {
     let _ = std::fs::remove_dir_all(&out_dir);
     let out = stagecheck(&[
         "fuzz", "--target", "autograph", "--seed", "3", "--programs", "12", "--jobs", "1", "--time", "5m",
-        "--reduce-time", "60s", "--stop-at-first", "--out", out_dir.to_str().unwrap(),
+        "--reduce-time", "180s", "--stop-at-first", "--out", out_dir.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1), "a new finding: {}\n{}", text(&out.stdout), text(&out.stderr));
     let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out_dir.join("summary.json")).unwrap()).unwrap();
@@ -259,13 +259,9 @@ fn fuzzing_autograph_finds_reduces_and_replays() {
     let reduced = dir.join("reduced.py");
     let text_reduced = std::fs::read_to_string(&reduced).expect("reduced.py");
     // AutoGraph's converted calls cost the first finding of this seed ~0.5 s
-    // a candidate on a loaded machine: a reduction cut short by its budget
-    // must have shrunk the program; one that reached its fixpoint, to 15 lines.
-    if text_reduced.contains("time budget reached") {
-        assert!(common::code_lines(&text_reduced) < common::code_lines(&program), "reduced:\n{text_reduced}");
-    } else {
-        assert!(common::code_lines(&text_reduced) <= 15, "reduced to at most 15 lines:\n{text_reduced}");
-    }
+    // a candidate on a loaded machine: the budget (--reduce-time) is sized
+    // for that, and the reduction must reach 15 lines within it.
+    assert!(common::code_lines(&text_reduced) <= 15, "reduced to at most 15 lines:\n{text_reduced}");
     let replay = common::replay(&reduced, &["--json"]);
     assert_eq!(replay.status.code(), Some(1), "the reduced finding replays: {}", text(&replay.stdout));
     let (kind, mode) = common::kind_and_mode(&replay.stdout);
