@@ -251,4 +251,14 @@ fn staged_gpu_runs_get_a_worker_that_opened_the_gpu_before_confinement() {
     assert_ne!(w.pid(), first, "the worker confined without the GPU was replaced");
     let again = w.run(program, "gpu.py").expect("compiles");
     assert_eq!(again.stdout, original.stdout);
+    // A vendor driver's device nodes are all a GPU worker may open again
+    // (none for lavapipe): a host file stays out of its reach.
+    let (host, gpu_worker) = (Host::new("gpu"), w.pid());
+    let created = host.dir.join("created");
+    for (what, arg) in [("read", host.secret.to_str().unwrap()), ("create", created.to_str().unwrap())] {
+        let result = probe(&mut w, what, arg);
+        assert!(errno(&result).is_some(), "{what} in a GPU worker: {result} ({})", summary(&w));
+    }
+    assert!(!host.created());
+    assert_eq!(w.pid(), gpu_worker, "the probes ran in the GPU worker");
 }

@@ -16,9 +16,17 @@ pub(crate) fn devices() -> ExitCode {
             ExitCode::from(1)
         }
     };
-    let worker = stagecheck::worker::Worker::new(stagecheck::executor::Config::default());
+    let mut worker = stagecheck::worker::Worker::new(stagecheck::executor::Config::default());
     if let Some(confinement) = worker.confinement() {
         println!("workers: {}", confinement.summary);
+    }
+    // A staged-gpu run restarts the worker with the GPU opened before its
+    // confinement, which may then let the driver open its device nodes.
+    if code == ExitCode::SUCCESS {
+        let _ = worker.run_in("pass\n", "<devices>", stagecheck::executor::tensors::Mode::StagedGpu);
+        if let Some(confinement) = worker.confinement() {
+            println!("gpu workers: {}", confinement.summary);
+        }
     }
     code
 }

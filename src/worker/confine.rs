@@ -50,6 +50,21 @@
 //! path a filter cannot read): a program that got out could learn whether a
 //! host path exists, not what it holds.
 //!
+//! A vendor GPU driver opens device nodes again after setup (NVIDIA's: as
+//! it maps memory; found on an H200, where every staged-gpu run of a
+//! confined worker failed "Out of Memory" until this): the worker runs one
+//! op on the GPU before confining ([`super::serve`]), and where it then
+//! holds device nodes ([`gpu_nodes`]: `/dev/nvidia0` and its siblings of
+//! the same stem) Landlock grants reading, writing and ioctls on those
+//! nodes alone, and seccomp allows `open`/`openat` without creating,
+//! truncating, appending or write-only flags ([`OPEN_REFUSED`]); Landlock
+//! says which paths (on the serving thread; threads older than it are held
+//! by seccomp alone, which then lets them open an existing host file for
+//! reading and writing, until ABI 8 binds every thread). lavapipe holds no
+//! device node, so its workers get neither. `stagecheck devices` prints a
+//! GPU worker's confinement; `STAGECHECK_CONFINE_LOG=1` has seccomp log to
+//! the kernel's audit log (`dmesg`) what it would refuse, and allow it.
+//!
 //! Before Linux 7.0 Landlock binds the calling thread only: the main thread
 //! (waiting on the serving thread), the executor's watchdog and lavapipe's
 //! threads predate it, and seccomp alone keeps them from opening anything.
@@ -130,11 +145,17 @@ pub fn confine(config: &Config) -> Confinement {
             }
         }
     };
+    // A vendor GPU driver's device nodes, which it opens again later.
+    let nodes = gpu_nodes();
     // Limits first (seccomp then forbids raising them), Landlock before
     // seccomp (whose list has no Landlock calls).
     layer("rlimits", layers.rlimits, &|| rlimits(config));
-    layer("landlock", layers.landlock, &landlock);
-    layer("seccomp", layers.seccomp, &seccomp);
+    layer("landlock", layers.landlock, &|| landlock(&nodes));
+    layer("seccomp", layers.seccomp, &|| seccomp(!nodes.is_empty()));
+    if !nodes.is_empty() {
+        let names: Vec<String> = nodes.iter().map(|n| n.display().to_string()).collect();
+        summary.push(format!("the GPU driver may open again {}", names.join(", ")));
+    }
     if let Some(note) = note {
         summary.push(note);
     }
@@ -234,18 +255,64 @@ fn highest_fd() -> u64 {
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u64>().ok()).max().unwrap_or(2)
 }
 
-fn landlock() -> Result<String, String> {
+/// Character devices other than a GPU's that a worker may hold open.
+const NOT_GPU_NODES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/ptmx", "/dev/console"];
+
+/// The device nodes (beyond stdio) this process holds open once its GPU is
+/// up, and their siblings of the same name stem (`/dev/nvidia0` brings
+/// `/dev/nvidiactl`, `/dev/nvidia-uvm`...): a vendor driver (NVIDIA's)
+/// opens them again as it maps memory, where lavapipe holds none. Empty
+/// without a GPU.
+fn gpu_nodes() -> Vec<std::path::PathBuf> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else { return Vec::new() };
+    let mut open: Vec<std::path::PathBuf> = dir
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let fd: u32 = e.file_name().to_str()?.parse().ok()?;
+            let path = std::fs::read_link(e.path()).ok()?;
+            let text = path.to_str()?;
+            let device = std::fs::metadata(&path).ok()?.file_type().is_char_device();
+            let plain = NOT_GPU_NODES.contains(&text) || text.starts_with("/dev/tty") || text.starts_with("/dev/pts/");
+            (fd > 2 && device && !plain).then_some(path)
+        })
+        .collect();
+    open.sort();
+    open.dedup();
+    let mut nodes = Vec::new();
+    for node in &open {
+        let (Some(parent), Some(name)) = (node.parent(), node.file_name().and_then(|n| n.to_str())) else { continue };
+        let stem: String = name.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+        let Ok(siblings) = std::fs::read_dir(parent) else { continue };
+        for sibling in siblings.filter_map(|e| e.ok()) {
+            let char_device = sibling.file_type().is_ok_and(|t| t.is_char_device());
+            if char_device && !stem.is_empty() && sibling.file_name().to_str().is_some_and(|n| n.starts_with(&stem)) {
+                nodes.push(sibling.path());
+            }
+        }
+    }
+    nodes.sort();
+    nodes.dedup();
+    nodes
+}
+
+fn landlock(gpu_nodes: &[std::path::PathBuf]) -> Result<String, String> {
     use landlock::{
-        Access, AccessFs, AccessNet, LandlockStatus, RestrictSelfAttr, Ruleset, RulesetAttr, RulesetStatus, Scope, ABI,
+        Access, AccessFs, AccessNet, LandlockStatus, PathBeneath, PathFd, RestrictSelfAttr, Ruleset, RulesetAttr,
+        RulesetCreatedAttr, RulesetStatus, Scope, ABI,
     };
-    // Everything the crate knows to restrict, as far as the kernel can; no
-    // rule grants anything back.
+    // Everything the crate knows to restrict, as far as the kernel can; the
+    // one rule granting anything back: reading, writing and ioctls on the
+    // GPU's device nodes (none without a vendor driver).
     let abi = ABI::V10;
+    let device = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::IoctlDev;
+    let rules = gpu_nodes.iter().filter_map(|n| PathFd::new(n).ok()).map(|fd| Ok(PathBeneath::new(fd, device)));
     let status = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))
         .and_then(|r| r.handle_access(AccessNet::from_all(abi)))
         .and_then(|r| r.scope(Scope::from_all(abi)))
         .and_then(|r| r.create())
+        .and_then(|r| r.add_rules(rules))
         .and_then(|r| r.all_threads(true))
         .and_then(|r| r.restrict_self())
         .map_err(|e| e.to_string())?;
@@ -342,7 +409,19 @@ pub fn allowed_calls() -> usize {
     ALLOWED.len() + 9
 }
 
-fn seccomp() -> Result<String, String> {
+/// `open`/`openat` flags a GPU worker may not pass: it re-opens its
+/// driver's device nodes read-write, and creates, truncates or appends to
+/// nothing (which node it opens is Landlock's to say: a filter cannot read
+/// a path).
+const OPEN_REFUSED: u64 = (libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_APPEND | libc::O_DIRECTORY
+    | libc::O_PATH | libc::O_TMPFILE) as u64;
+
+/// The environment variable that makes the seccomp filter log what it
+/// would refuse (the kernel's audit log, `dmesg`) and allow it: to learn
+/// which calls a new GPU driver needs.
+pub const LOG_VAR: &str = "STAGECHECK_CONFINE_LOG";
+
+fn seccomp(gpu_opens: bool) -> Result<String, String> {
     use seccompiler::{
         apply_filter_all_threads, BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op,
         SeccompCondition, SeccompFilter, SeccompRule, TargetArch,
@@ -369,7 +448,17 @@ fn seccomp() -> Result<String, String> {
     allowed.insert(libc::SYS_prctl, each(0, PRCTL_ALLOWED)?);
     allowed.insert(libc::SYS_fcntl, each(1, FCNTL_ALLOWED)?);
     debug_assert_eq!(allowed.len(), allowed_calls());
+    if gpu_opens {
+        let open = |arg: u8| -> Result<Vec<SeccompRule>, String> {
+            Ok(vec![rule(vec![cond(arg, Len::Dword, Op::MaskedEq(OPEN_REFUSED), 0)?])?])
+        };
+        allowed.insert(libc::SYS_openat, open(2)?);
+        #[cfg(target_arch = "x86_64")]
+        allowed.insert(libc::SYS_open, open(1)?);
+    }
+    let logging = std::env::var_os(LOG_VAR).is_some_and(|v| !v.is_empty() && v != "0");
     let eperm = SeccompAction::Errno(libc::EPERM as u32);
+    let refuse = if logging { SeccompAction::Log } else { eperm.clone() };
     // More filters refine what the list allows (the kernel gives the
     // strictest answer of all filters): `ioctl` but for the socket and
     // wireless ranges and the terminal's input injection, and `clone3`, whose
@@ -389,13 +478,15 @@ fn seccomp() -> Result<String, String> {
             arch,
         ),
         SeccompFilter::new([(libc::SYS_ioctl, refused_ioctls)].into(), SeccompAction::Allow, eperm.clone(), arch),
-        SeccompFilter::new(allowed, eperm, SeccompAction::Allow, arch),
+        SeccompFilter::new(allowed, refuse, SeccompAction::Allow, arch),
     ];
     for filter in filters {
         let program: BpfProgram = filter.and_then(|f| f.try_into()).map_err(|e| e.to_string())?;
         apply_filter_all_threads(&program).map_err(|e| e.to_string())?;
     }
-    Ok(format!("seccomp: an allow-list of {} calls (every thread)", allowed_calls()))
+    let opens = if gpu_opens { " and opens without creating, writing only or truncating" } else { "" };
+    let logged = if logging { format!(", logging what it would refuse ({LOG_VAR})") } else { String::new() };
+    Ok(format!("seccomp: an allow-list of {} calls{opens} (every thread){logged}", allowed_calls()))
 }
 
 #[cfg(test)]
