@@ -3,21 +3,23 @@
 //! the predicates of conds and loops (decided on the host). `Const` nodes are
 //! uploaded once per executor and kept (they belong to the library).
 //!
-//! The device also records the loosest [`tolerance`] of the ops it ran: the
+//! The device also records the loosest [`tolerance_for`] of the ops it ran: the
 //! oracle compares a `staged-gpu` run's floats with the original's within it.
 //!
 //! Shadowing (on unless turned off for speed): every op placed on the GPU is
 //! also computed by graph's CPU kernel on the very inputs the GPU op read,
-//! and the two outputs must agree within that op's own tolerance for its
-//! dtype (`Tolerance::check`: ints and bools, and exact ops, bit for bit). A
-//! node beyond its bound is a [`Mismatch`] naming the op, dtype and shapes:
-//! the oracle makes it a finding of its own, whatever the final values say.
+//! and the two outputs must agree within that op's own bound for its dtype
+//! (`check_op`: ints and bools, and exact ops, bit for bit up to the
+//! subnormals WGSL lets a GPU flush; a float32 matmul within its dot
+//! product bound). A node beyond its bound is a [`Mismatch`] naming the op,
+//! dtype and shapes: the oracle makes it a finding of its own, whatever the
+//! final values say.
 //! Each op is shadowed for its first [`SHADOWED_PER_SIGNATURE`] executions
 //! per dtype and shapes in one graph call: every shadow costs downloads,
 //! and a staged loop of a thousand iterations would otherwise run out of
 //! its time limit on lavapipe; a kernel slip shows on the first ones.
 
-use crate::tolerance::{tolerance, Tolerance};
+use crate::tolerance::{check_op, tolerance_for, Tolerance};
 use crate::{Gpu, GpuTensor};
 use graph::{DType, Device, Op, OpError, Sig, Tensor};
 use std::cell::{Cell, RefCell};
@@ -92,7 +94,7 @@ impl<'g> GpuDevice<'g> {
         let refs: Vec<&Tensor> = host.iter().collect();
         let gpu = self.gpu.download(out)?;
         let detail = match graph::eval(op, &refs) {
-            Ok(cpu) => match tolerance(op).check(&gpu, &cpu) {
+            Ok(cpu) => match check_op(op, &refs, &gpu, &cpu) {
                 Ok(()) => return Ok(()),
                 Err(detail) => detail,
             },
@@ -116,7 +118,8 @@ impl Device for GpuDevice<'_> {
         let out = self.gpu.eval(op, inputs)?;
         let dtypes: Vec<_> = inputs.iter().map(|t| t.dtype()).collect();
         if self.gpu.placed_on_gpu(op, &dtypes) {
-            self.loosest.set(self.loosest.get().loosest(tolerance(op)));
+            let sigs: Vec<(DType, &[usize])> = inputs.iter().map(|t| (t.dtype(), t.shape())).collect();
+            self.loosest.set(self.loosest.get().loosest(tolerance_for(op, &sigs)));
             if self.shadow {
                 self.shadow_check(op, inputs, &out)?;
             }

@@ -10,16 +10,20 @@
 //!   Kernels cover `bool`, `int32`, `float32`; [`Gpu::placed_on_gpu`] says
 //!   which ops run on the CPU instead (int64/float64 arithmetic: explicit
 //!   placement, TensorFlow's rule), and `eval` runs those through `graph::eval`.
-//! - [`tolerance`]: the documented float32 tolerance per op against the CPU.
+//! - [`tolerance`]: the documented float32 tolerance per op against the CPU;
+//!   [`check_op`] applies it to a result (subnormals possibly flushed, a
+//!   float32 matmul within its dot product bound: the WGSL spec's terms).
 //!
 //! Exactness: ints and bools are bit-exact (Rust's wrapping, floor division
 //! and `as` rules written out in WGSL); float `+ - *`, comparisons, selects,
-//! casts, layout ops, sums, matmul (each output adds over `k` in order) and
-//! float `%` (exact fmod) match the CPU bit for bit; `/`, `exp`, `log`,
-//! `sqrt`, `tanh`, `sigmoid`, `pow` and the mean's division are within
-//! [`tolerance`]. Reductions fold each output's elements sequentially in
-//! row-major order on one invocation (the CPU's order), trading parallelism
-//! within a reduction for identical sums.
+//! casts, layout ops, sums and float `%` (exact fmod) match the CPU bit for
+//! bit, up to subnormals a GPU may flush to zero (WGSL allows it; lavapipe
+//! keeps them); `/`, `exp`, `log`, `sqrt`, `tanh`, `sigmoid`, `pow` and the
+//! mean's division are within [`tolerance`]; float32 matmul adds over `k` in
+//! the CPU's order, but a driver may fuse multiply-adds (NVIDIA's does): it
+//! is within the dot product bound ([`check_op`]). Reductions fold each
+//! output's elements sequentially in row-major order on one invocation (the
+//! CPU's order), trading parallelism within a reduction for identical sums.
 //!
 //! lavapipe (llvmpipe) facts met, each handled where it bites: an
 //! invocation's loops stop silently after 32767 iterations in all (long
@@ -43,4 +47,4 @@ mod wgsl;
 pub use device::{shared, Gpu, GpuUnavailable};
 pub use graph_device::{GpuDevice, Mismatch};
 pub use tensor::GpuTensor;
-pub use tolerance::{tolerance, Tolerance};
+pub use tolerance::{check_op, dot_bound, tolerance, tolerance_for, Tolerance};
