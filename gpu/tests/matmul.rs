@@ -1,5 +1,6 @@
 //! MatMul, GPU against graph::eval: random m, k, n (0 included, tile
-//! edges), batches, int32 wrapping and float32 bit for bit, and the shape errors.
+//! edges), batches, int32 wrapping bit for bit and float32 within the dot
+//! product bound (a driver may fuse multiply-adds), and the shape errors.
 
 mod common;
 use common::{assert_same, config, same, tensor};
