@@ -127,3 +127,73 @@ fn lambdas_in_an_assignment_value_and_target_compile() {
     let src = "def a(b):\n    x = [0, 0]\n    x[(lambda: b)():] = [(lambda: 5)()]\n    return x\nprint(a(1))\n";
     assert_eq!(stdout(src), "[0, 5]\n");
 }
+
+/// The converter's scaffolding is transparent to qualnames (compile.rs
+/// `converter_runtime`, `make_qualname`; transformer `scaffold.rs`): in a
+/// module whose first statement binds stagecheck's runtime as the builtin
+/// `R`, a function beginning with `global R` and a lambda passed straight
+/// to `R.<op>` are skipped when their children's qualnames are made; the
+/// scaffolding's own qualnames, and every program without that header, are
+/// as before.
+#[test]
+fn the_converters_scaffolding_is_transparent_to_qualnames() {
+    let body = r#"
+def f():
+    def loop_body():
+        global ag__
+
+        def g():
+            pass
+
+        class C:
+            def m(self):
+                pass
+
+        def if_body():
+            global ag__
+            return lambda: 0
+        thunked = ag__.and_(lambda: 1, lambda: lambda: 2)
+        direct = ag__.converted_call(lambda: lambda: 3)()
+        return g, C, C.m, if_body(), (x for x in ()), thunked, direct, loop_body, if_body
+
+    def plain():
+        return lambda: 4
+    return loop_body() + (plain(),)
+
+
+for v in f():
+    print(v.__qualname__)
+"#;
+    let converted = format!("__import__('stagecheck').ag.bind('ag__')\n{body}");
+    assert_eq!(
+        stdout(&converted),
+        "f.<locals>.g
+f.<locals>.C
+f.<locals>.C.m
+f.<locals>.<lambda>
+f.<locals>.<genexpr>
+f.<locals>.<lambda>
+f.<locals>.<lambda>
+f.<locals>.loop_body
+f.<locals>.if_body
+f.<locals>.plain.<locals>.<lambda>
+"
+    );
+    // Bound to another name (as in the conversion of a program that has an
+    // `ag__` of its own), nothing is transparent. The lambda passed straight to `converted_call` above was
+    // taken for a thunk: the converter passes a program's lambda with
+    // children there as `(lambda: ...,)[0]`.
+    let as_written = "f.<locals>.loop_body.<locals>.g
+f.<locals>.loop_body.<locals>.C
+f.<locals>.loop_body.<locals>.C.m
+f.<locals>.loop_body.<locals>.if_body.<locals>.<lambda>
+f.<locals>.loop_body.<locals>.<genexpr>
+f.<locals>.loop_body.<locals>.<lambda>.<lambda>
+f.<locals>.loop_body.<locals>.<lambda>.<lambda>
+f.<locals>.loop_body
+f.<locals>.loop_body.<locals>.if_body
+f.<locals>.plain.<locals>.<lambda>
+";
+    let renamed = format!("__import__('stagecheck').ag.bind('other__')\nag__ = other__\n{body}");
+    assert_eq!(stdout(&renamed), as_written);
+}

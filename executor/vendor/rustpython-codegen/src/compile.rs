@@ -159,6 +159,13 @@ struct Compiler {
     /// stagecheck patch: the names some nested scope of the module declares
     /// `global`, collected on first use (see `module_name_declared_global_in_nested_scope`).
     module_nested_globals: Option<std::collections::HashSet<String>>,
+    /// stagecheck patch: the name the stagecheck converter bound its runtime
+    /// to, when the module is a converted one (`converter_runtime`); its
+    /// scaffolding scopes are transparent to qualnames (`make_qualname`).
+    converter_runtime: Option<String>,
+    /// stagecheck patch: the lambdas met as direct positional arguments of
+    /// a call of `<converter_runtime>.<op>`: the converter's thunks.
+    converter_thunks: std::collections::HashSet<TextRange>,
     source_file: SourceFile,
     // current_source_location: SourceLocation,
     current_source_range: TextRange,
@@ -351,6 +358,74 @@ macro_rules! emit {
     };
 }
 
+/// stagecheck patch: the runtime name of a module the stagecheck converter
+/// made, else `None`. The converter puts
+/// `__import__('stagecheck').ag.bind('R')` first (after the docstring and
+/// `from __future__` imports): its runtime becomes the builtin `R`, a name
+/// the program uses nowhere (the converter's namer reserves every identifier
+/// of the program). Its scaffolding (the functions `if_body`, `loop_body`,
+/// `get_state`, ... holding a converted statement's code, and the lambdas
+/// `ag__.and_(lambda: a, ...)` delaying an operand) would otherwise show in
+/// the qualnames of the functions, lambdas, classes and comprehensions the
+/// program defines in it (`f.<locals>.loop_body.<locals>.g`), which are
+/// `f.<locals>.g` in the original. So the scaffolding is transparent to its
+/// children's qualnames (`make_qualname`), and is marked with `R`, at no run
+/// time cost: a function by `global R` as its first statement (no bytecode,
+/// and `R` is read as a global either way), a lambda by being a direct
+/// positional argument of a call of `R.<op>` (the converter passes no lambda
+/// of the program's there that holds a nested scope: transformer
+/// `scaffold.rs`). Only a converted program carries the header (a program
+/// that binds stagecheck's private runtime itself is one), and in it only the
+/// converter writes `R`. Qualnames are unchanged for every other program.
+fn converter_runtime(body: &[ast::Stmt]) -> Option<String> {
+    let mut stmts = body.iter().peekable();
+    if let Some(ast::Stmt::Expr(e)) = stmts.peek()
+        && matches!(e.value.as_ref(), ast::Expr::StringLiteral(_))
+    {
+        stmts.next();
+    }
+    while let Some(ast::Stmt::ImportFrom(f)) = stmts.peek()
+        && f.module.as_ref().map(|id| id.as_str()) == Some("__future__")
+    {
+        stmts.next();
+    }
+    let ast::Stmt::Expr(header) = stmts.next()? else {
+        return None;
+    };
+    let ast::Expr::Call(bind) = header.value.as_ref() else {
+        return None;
+    };
+    let ast::Expr::Attribute(bind_attr) = bind.func.as_ref() else {
+        return None;
+    };
+    let ast::Expr::Attribute(ag) = bind_attr.value.as_ref() else {
+        return None;
+    };
+    let ast::Expr::Call(import) = ag.value.as_ref() else {
+        return None;
+    };
+    let is_str = |e: &ast::Expr, want: Option<&str>| match e {
+        ast::Expr::StringLiteral(s) => want.is_none_or(|w| s.value.to_str() == w),
+        _ => false,
+    };
+    let header_shape = bind_attr.attr.as_str() == "bind"
+        && ag.attr.as_str() == "ag"
+        && matches!(import.func.as_ref(), ast::Expr::Name(n) if n.id.as_str() == "__import__")
+        && import.arguments.keywords.is_empty()
+        && import.arguments.args.len() == 1
+        && is_str(&import.arguments.args[0], Some("stagecheck"))
+        && bind.arguments.keywords.is_empty()
+        && bind.arguments.args.len() == 1
+        && is_str(&bind.arguments.args[0], None);
+    if !header_shape {
+        return None;
+    }
+    match &bind.arguments.args[0] {
+        ast::Expr::StringLiteral(s) => Some(s.value.to_str().to_owned()),
+        _ => None,
+    }
+}
+
 fn eprint_location(zelf: &Compiler) {
     let start = zelf
         .source_file
@@ -477,12 +552,15 @@ impl Compiler {
             symbol_table_index: 0, // Module is always the first symbol table
             in_conditional_block: 0,
             next_conditional_annotation_index: 0,
+            transparent: false,
         };
         Self {
             code_stack: vec![module_code],
             symbol_table_stack: Vec::new(),
             taken_sub_tables: Vec::new(),
             module_nested_globals: None,
+            converter_runtime: None,
+            converter_thunks: std::collections::HashSet::new(),
             source_file,
             // current_source_location: SourceLocation::default(),
             current_source_range: TextRange::default(),
@@ -1280,6 +1358,7 @@ impl Compiler {
             symbol_table_index: key,
             in_conditional_block: 0,
             next_conditional_annotation_index: 0,
+            transparent: false,
         };
 
         // Push the old compiler unit on the stack (like PyCapsule)
@@ -1794,17 +1873,22 @@ impl Compiler {
 
         // Check parent scope
         let mut parent_idx = stack_size - 2;
+        // stagecheck patch: the converter's scaffolding is transparent: the
+        // parent is the nearest scope the program itself wrote.
+        while parent_idx > 0 && self.code_stack[parent_idx].transparent {
+            parent_idx -= 1;
+        }
         let mut parent = &self.code_stack[parent_idx];
 
         // If parent is ast::TypeParams scope, look at grandparent
         // Check if parent is a type params scope by name pattern
         if parent.metadata.name.starts_with("<generic parameters of ") {
-            if stack_size == 2 {
+            if parent_idx == 0 {
                 // If we're immediately within the module, qualname is just the name
                 return current_obj_name;
             }
             // Use grandparent
-            parent_idx = stack_size - 3;
+            parent_idx -= 1;
             parent = &self.code_stack[parent_idx];
         }
 
@@ -1875,6 +1959,8 @@ impl Compiler {
         let size_before = self.code_stack.len();
         // Set future_annotations from symbol table (detected during symbol table scan)
         self.future_annotations = symbol_table.future_annotations;
+        // stagecheck patch: a converted module names its runtime up front.
+        self.converter_runtime = converter_runtime(&body.body);
 
         // Module-level __conditional_annotations__ cell
         let has_module_cond_ann = symbol_table.has_conditional_annotations;
@@ -4135,6 +4221,15 @@ impl Compiler {
         self.current_code_info()
             .flags
             .set(bytecode::CodeFlags::COROUTINE, is_async);
+        // stagecheck patch: a converter's scaffolding function begins with
+        // `global <runtime>` (see `converter_runtime`).
+        if let Some(runtime) = &self.converter_runtime
+            && let Some(ast::Stmt::Global(g)) = body.first()
+            && g.names.len() == 1
+            && g.names[0].as_str() == runtime
+        {
+            self.current_code_info().transparent = true;
+        }
 
         // Set up context
         let prev_ctx = self.ctx;
@@ -8048,7 +8143,10 @@ impl Compiler {
             }
             ast::Expr::Name(ast::ExprName { id, .. }) => self.load_name(id.as_str())?,
             ast::Expr::Lambda(ast::ExprLambda {
-                parameters, body, ..
+                parameters,
+                body,
+                range: lambda_range,
+                ..
             }) => {
                 let default_params = ast::Parameters::default();
                 let params = parameters.as_deref().unwrap_or(&default_params);
@@ -8109,6 +8207,10 @@ impl Compiler {
 
                 // Set qualname for lambda
                 self.set_qualname();
+                // stagecheck patch: the converter's thunk (see `converter_runtime`).
+                if self.converter_thunks.contains(lambda_range) {
+                    self.current_code_info().transparent = true;
+                }
 
                 self.ctx = CompileContext {
                     loop_data: Option::None,
@@ -8533,6 +8635,19 @@ impl Compiler {
         // call start line, not the last argument's line.
         let call_range = self.current_source_range;
         let uses_ex_call = self.call_uses_ex_call(args);
+        // stagecheck patch: lambdas passed straight to the converter's runtime
+        // are its thunks (see `converter_runtime`).
+        if let Some(runtime) = &self.converter_runtime
+            && let ast::Expr::Attribute(ast::ExprAttribute { value, .. }) = func
+            && let ast::Expr::Name(ast::ExprName { id, .. }) = value.as_ref()
+            && id.as_str() == runtime
+        {
+            for arg in &args.args {
+                if let ast::Expr::Lambda(l) = arg {
+                    self.converter_thunks.insert(l.range);
+                }
+            }
+        }
 
         // Method call: obj → LOAD_ATTR_METHOD → [method, self_or_null] → args → CALL
         // Regular call: func → PUSH_NULL → args → CALL

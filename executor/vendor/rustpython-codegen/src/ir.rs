@@ -185,6 +185,11 @@ pub struct CodeInfo {
     // PEP 649: Next index for conditional annotation tracking
     // u_next_conditional_annotation_index
     pub next_conditional_annotation_index: u32,
+
+    /// stagecheck patch: a scope the stagecheck converter made (a loop or
+    /// branch body, a thunk), transparent to its children's qualnames
+    /// (compile.rs `make_qualname`, `converter_runtime`).
+    pub transparent: bool,
 }
 
 impl CodeInfo {
@@ -253,6 +258,7 @@ impl CodeInfo {
             symbol_table_index: _,
             in_conditional_block: _,
             next_conditional_annotation_index: _,
+            transparent: _, // stagecheck patch: only used for qualnames
         } = self;
 
         let CodeUnitMetadata {
