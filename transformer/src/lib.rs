@@ -40,6 +40,7 @@ pub mod locate;
 pub mod namer;
 pub mod passes;
 pub mod planted;
+pub mod scaffold;
 pub mod syntax;
 pub mod unparse;
 
@@ -114,6 +115,8 @@ fn convert_inner(source: &str, path: &str, verify: unparse::Verify) -> Result<Co
     let ag = namer.new_name("ag__");
     passes::convert_scope_body(&mut body, false, &mut namer, &ag)
         .map_err(|r| error(r.offset, r.construct, r.reason))?;
+    // The scaffolding's marks hold only the converter's lambdas (`scaffold`).
+    scaffold::unmark_program_lambdas(&mut body, &ag);
     // The runtime becomes a builtin named `ag`, not a global: the program's
     // `globals()`, `dir()`, `vars()` and `locals()` stay the original's.
     let header = ast_build::stmt(
