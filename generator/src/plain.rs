@@ -677,6 +677,33 @@ pub fn late_binding(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String
     use_call(g, u, &format!("[{f}({arg}) for {f} in {fs}]"), Ty::List)
 }
 
+/// A function, lambda or class with a method defined here (in a loop or
+/// branch body: inside the converter's scaffolding), called with one
+/// argument too many: the TypeError's message and the `__qualname__`
+/// printed both name it.
+pub fn qualname(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
+    let q = g.fresh("q");
+    let e = g.fresh("e");
+    match u.int_in_range(0..=2)? {
+        0 => {
+            g.w.line(format!("def {q}():"));
+            g.w.line("    return 0");
+        }
+        1 => g.w.line(format!("{q} = lambda: 0")),
+        _ => {
+            g.w.line(format!("class {q}:"));
+            g.w.line("    def m(self):");
+            g.w.line("        return 0");
+            g.w.line(format!("{q} = {q}().m"));
+        }
+    }
+    g.w.line("try:");
+    g.w.line(format!("    {q}(1)"));
+    g.w.line(format!("except TypeError as {e}:"));
+    g.w.line(format!("    print({q}.__qualname__, {e})"));
+    Ok(String::new())
+}
+
 pub fn generator(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
     let name = g.fresh("gen");
     let arity = u.int_in_range(0..=2)?;

@@ -112,6 +112,7 @@ pub static TABLE: &[Construct] = &[
     row("nonlocal", P, plain::can_nonlocal, |c| gate(c.allow_global_nonlocal, 1 + c.weight_scoping), plain::nonlocal_stmt),
     row("closure", P, plain::can_def, |c| gate(c.allow_closures, c.weight_scoping), plain::closure),
     row("closure_late_binding", P, plain::can_def, |c| gate(c.allow_closures, c.weight_scoping), plain::late_binding),
+    row("qualname", P, plain::can_def, |c| gate(c.allow_closures && c.allow_try, c.weight_scoping), plain::qualname),
     row("generator", P, plain::can_def, |c| gate(c.allow_generators, c.weight_calls), plain::generator),
     row("yield", P, plain::can_yield, |c| 1 + c.weight_calls as u32, plain::yield_stmt),
     row("recursion", P, plain::can_def, |c| gate(c.allow_recursion, c.weight_calls), plain::recursion),
