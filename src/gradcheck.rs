@@ -43,11 +43,32 @@ pub struct GradCheck {
     pub skipped: usize,
     /// The run's end (`completed`, or how it stopped).
     pub terminal: String,
+    /// The run crashed (a VM panic, a worker killed): a finding, never a quiet agree.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub crashed: bool,
+    /// Shared state the run leaked past the sandbox's restore (`Outcome::leaks`):
+    /// the prelude's switch is a runtime global the restore must undo.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub leaks: Vec<String>,
 }
 
 impl GradCheck {
+    /// The finding's kind: `crash`, `leak` or `gradient` (a gradient outside
+    /// the tolerance), in that order; None when the check passes.
+    pub fn kind(&self) -> Option<&'static str> {
+        if self.crashed {
+            Some("crash")
+        } else if !self.leaks.is_empty() {
+            Some("leak")
+        } else if self.failed > 0 {
+            Some("gradient")
+        } else {
+            None
+        }
+    }
+
     pub fn is_finding(&self) -> bool {
-        self.failed > 0
+        self.kind().is_some()
     }
 }
 
@@ -61,7 +82,8 @@ pub fn gradcheck(worker: &mut Worker, source: &str, path: &str) -> Result<GradCh
         outcome.stdout.lines().filter(|l| l.starts_with("@@gradcheck ")).map(|l| l["@@gradcheck ".len()..].to_string()).collect();
     let failed = lines.iter().filter(|l| l.ends_with("status=FAIL")).count();
     let skipped = lines.iter().filter(|l| l.ends_with("status=skipped")).count();
-    Ok(GradCheck { lines, failed, skipped, terminal: outcome.terminal.to_string() })
+    let crashed = matches!(outcome.terminal, crate::executor::Terminal::Crashed { .. });
+    Ok(GradCheck { lines, failed, skipped, terminal: outcome.terminal.to_string(), crashed, leaks: outcome.leaks })
 }
 
 /// The check's text for `check`'s report.
@@ -76,5 +98,11 @@ pub fn print(g: &GradCheck) {
     }
     if !g.terminal.starts_with("completed") {
         println!("  (the checked run ended: {})", g.terminal);
+    }
+    if g.crashed {
+        println!("  CRASHED: the checked run crashed ({})", g.terminal);
+    }
+    for leak in &g.leaks {
+        println!("  LEAKED past the restore after the run: {leak}");
     }
 }

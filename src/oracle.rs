@@ -11,7 +11,8 @@
 //! mode's differences (a finding). A VM crash in any mode is a finding
 //! whatever the original did; so are converted code that does not compile,
 //! the converter's own panic, a refusal on no line of the intended list, and
-//! a GPU op beyond its own tolerance (`staged-gpu`'s shadow check).
+//! a GPU op beyond its own tolerance (`staged-gpu`'s shadow check), and
+//! shared state a run leaked past the sandbox's restore (`leak`).
 //! [`planned`] adds one rule for generated tensor programs only, which end
 //! `Completed` by construction: an original run ending with an exception is
 //! a finding even where every mode agrees (shared code, below).
@@ -54,11 +55,15 @@ pub enum Difference {
     /// the program did not plan ([`planned`]): every mode may agree.
     #[serde(rename = "unplanned")]
     Unplanned { original: Terminal },
+    /// The sandbox's restore after this mode's run left shared state other
+    /// than built (`Outcome::leaks`: what leaked, named): every later run on
+    /// that worker would see it. An executor bug, whatever the modes printed.
+    Leak { leaks: Vec<String> },
 }
 
 impl Difference {
     /// Every kind [`Difference::kind`] returns.
-    pub const KINDS: &'static [&'static str] = &["terminal", "stdout", "global", "crash", "uncompilable", "converter", "refusal", "gpu", "unplanned"];
+    pub const KINDS: &'static [&'static str] = &["terminal", "stdout", "global", "crash", "uncompilable", "converter", "refusal", "gpu", "unplanned", "leak"];
 
     /// `terminal`, `stdout`, `global`, `crash`, `uncompilable` or
     /// `converter` (it crashed), `refusal` (unexpected) or `gpu` (a node
@@ -75,6 +80,7 @@ impl Difference {
             Difference::UnexpectedRefusal { .. } => "refusal",
             Difference::GpuOp { .. } => "gpu",
             Difference::Unplanned { .. } => "unplanned",
+            Difference::Leak { .. } => "leak",
         }
     }
 }
@@ -106,6 +112,7 @@ impl Difference {
             Difference::Unplanned { original } => {
                 ("an exception the generated program did not plan (its top level catches every class it raises on purpose)".into(), Some(original.to_string()), original.to_string())
             }
+            Difference::Leak { leaks } => ("shared state leaked past the restore after the run (later runs on the worker would see it)".into(), None, leaks.join("; ")),
             Difference::UnexpectedRefusal { construct, reason, line } => {
                 ("an unexpected refusal (not in src/refusals.rs)".into(), None, format!("line {line}: {construct}: {reason}"))
             }
@@ -126,6 +133,9 @@ pub fn verdict(runs: &[(Mode, ModeRun)]) -> Verdict {
     };
     if let Terminal::Crashed { message } = &original.terminal {
         return Verdict::Diverged { mode: Mode::Original, differences: vec![Difference::Crash { message: message.clone() }] };
+    }
+    if !original.leaks.is_empty() {
+        return Verdict::Diverged { mode: Mode::Original, differences: vec![Difference::Leak { leaks: original.leaks.clone() }] };
     }
     let mut refused = None;
     for (mode, run) in &runs[1..] {
@@ -189,6 +199,9 @@ pub fn planned(verdict: Verdict, runs: &[(Mode, ModeRun)]) -> Verdict {
 pub fn compare(a: &Outcome, b: &Outcome) -> Vec<Difference> {
     if let Terminal::Crashed { message } = &b.terminal {
         return vec![Difference::Crash { message: message.clone() }];
+    }
+    if !b.leaks.is_empty() {
+        return vec![Difference::Leak { leaks: b.leaks.clone() }];
     }
     if let Some(node) = b.gpu_mismatches.first() {
         return vec![Difference::GpuOp { node: node.clone() }];

@@ -232,7 +232,7 @@ pub const CATALOGUE: &[Bug] = &[
             "the info array holds the reduced shape and strides side by side; an index one off",
         )
     },
-    // The executor (executor/src: render.rs; worker crashes). The renderer
+    // The executor (executor/src: render.rs, sandbox.rs's restore; worker crashes). The renderer
     // is the same on both sides of the default oracle: only the CPython
     // oracle, whose renderer is another implementation, can see its slips.
     Bug {
@@ -255,6 +255,12 @@ pub const CATALOGUE: &[Bug] = &[
             "dicts keep insertion order, so the sort looks redundant",
         )
     },
+    bug(
+        "restore_compares_keys_only",
+        Executor,
+        "the restore between runs compares a shared dict's keys only: a run that rebinds a runtime global (same keys) is judged unchanged and the binding leaks into every later run on the worker (the gradient check's `_GRADCHECK` switch stays on); the leak check after the restore names it (kind `leak`)",
+        "the dict is rewritten only when a run changed it, and 'changed' is checked as 'a key added or removed'; the value's identity test is forgotten",
+    ),
     bug(
         "worker_abort",
         Executor,

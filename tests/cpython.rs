@@ -161,6 +161,7 @@ fn the_normalisation_table_rewrites_only_its_pattern() {
         graph: String::new(),
         tolerance: None,
         gpu_mismatches: Vec::new(),
+        leaks: Vec::new(),
     };
     let (n, used) = normalise(&outcome);
     assert_eq!(used, ["unbound-local message"]);
@@ -189,6 +190,7 @@ fn set_order_is_known_but_reordered_output_is_a_difference() {
         graph: String::new(),
         tolerance: None,
         gpu_mismatches: Vec::new(),
+        leaks: Vec::new(),
     };
     let verdict = |rust: &str, cpython: &str| compare(&outcome(rust), &CpythonRun::Ran { outcome: outcome(cpython) });
     let known = |v: CpythonVerdict| matches!(v, CpythonVerdict::Known { .. });

@@ -21,6 +21,7 @@ fn base() -> Outcome {
         graph: String::new(),
         tolerance: None,
         gpu_mismatches: Vec::new(),
+        leaks: Vec::new(),
     }
 }
 
@@ -69,6 +70,7 @@ fn mutations() -> Vec<(&'static str, &'static str, Box<dyn Fn(&mut Outcome)>)> {
         ("a missing global", "global", Box::new(|o: &mut Outcome| drop(o.globals.pop()))),
         ("an extra global", "global", Box::new(|o: &mut Outcome| o.globals.push(("ag__x".into(), Value::None)))),
         ("a GPU node beyond its op's tolerance", "gpu", Box::new(|o: &mut Outcome| o.gpu_mismatches.push("GPU FloorDiv -> int32 on (int32 [3], int32 [3]): element 0 differs".into()))),
+        ("shared state leaked past the restore", "leak", Box::new(|o: &mut Outcome| o.leaks.push("stagecheck.gradients._GRADCHECK rebound".into()))),
     ]
 }
 

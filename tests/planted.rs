@@ -161,9 +161,15 @@ fn finds(name: &str) {
         assert_eq!(replay.status.code(), Some(1), "{name}: the replay does not diverge:\n{reduced}\n{}", String::from_utf8_lossy(&replay.stdout));
         let json = common::replay(&reduced_path, &["--json"]);
         if mode == "gradcheck" {
-            // The gradient oracle's finding: the modes agree, the check misses.
+            // The gradient oracle's finding: the modes agree, the check
+            // misses (kind gradient), or its run leaked past the restore (leak).
             let doc: serde_json::Value = serde_json::from_slice(&json.stdout).expect("check --json");
-            assert!(doc["gradcheck"]["failed"].as_u64().is_some_and(|n| n > 0), "{name}: {doc}\n{reduced}");
+            let g = &doc["gradcheck"];
+            match kind {
+                "leak" => assert!(g["leaks"].as_array().is_some_and(|l| !l.is_empty()), "{name}: {doc}\n{reduced}"),
+                "crash" => assert_eq!(g["crashed"], true, "{name}: {doc}\n{reduced}"),
+                _ => assert!(g["failed"].as_u64().is_some_and(|n| n > 0), "{name}: {doc}\n{reduced}"),
+            }
         } else {
             assert_eq!(common::kind_and_mode(&json.stdout), (kind.to_string(), mode.to_string()), "{name}:\n{reduced}");
         }
@@ -237,6 +243,7 @@ planted_bugs! {
     // the plain programs the CPython oracle compares halved).
     #[ignore = "a known hole: not found within 60 s, not even by the CPython oracle at seed 7"]
     render_attrs_unsorted,
+    restore_compares_keys_only,
     worker_abort,
 }
 
@@ -343,6 +350,34 @@ fn a_dying_worker_is_a_finding_and_the_run_goes_on() {
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).expect("summary.json")).expect("json");
     println!("{stdout}\n{summary}");
+}
+
+/// A gradient program under `check --gradcheck`: the check's prelude rebinds
+/// `stagecheck.gradients._GRADCHECK`, which the restore must undo. With
+/// `restore_compares_keys_only` planted it does not, and the leak check
+/// names it at that run (exit 1, kind `leak`), on a fresh worker; without
+/// the plant the same program checks clean.
+#[test]
+fn the_leak_check_names_what_a_restore_slip_leaked() {
+    let path = std::env::temp_dir().join(format!("stagecheck-planted-leak-{}.py", std::process::id()));
+    std::fs::write(&path, "import stagecheck as sc\n\nx = sc.constant(0.5)\nwith sc.GradientTape() as tape:\n    tape.watch(x)\n    y = x * x\nprint(tape.gradient(y, x).numpy())\n").unwrap();
+    let check = |plant: Option<&str>| {
+        let mut cmd = Command::new(stagecheck());
+        cmd.args(["check", "--gradcheck", "--json"]).arg(&path).env_remove("STAGECHECK_PLANT");
+        if let Some(p) = plant {
+            cmd.env("STAGECHECK_PLANT", p);
+        }
+        let out = cmd.output().expect("stagecheck runs");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        (out.status.code(), doc)
+    };
+    let (code, doc) = check(None);
+    assert_eq!(code, Some(0), "{doc}");
+    assert!(doc["gradcheck"].get("leaks").is_none(), "{doc}");
+    let (code, doc) = check(Some("restore_compares_keys_only"));
+    assert_eq!(code, Some(1), "{doc}");
+    let leaks = doc["gradcheck"]["leaks"].as_array().cloned().unwrap_or_default();
+    assert!(leaks.iter().any(|l| l == "stagecheck.gradients._GRADCHECK rebound"), "{doc}");
 }
 
 /// `--reduce-time 0` saves findings as found, without `reduced.py`.

@@ -31,6 +31,11 @@ pub struct Config {
     /// (`stagecheck_gpu::GpuDevice`; default true): off only for speed.
     #[serde(default = "yes")]
     pub gpu_shadow: bool,
+    /// Checks after every run that the restore of the shared state left it
+    /// as built (`Snapshot::leaks`; default true): what leaked is the run's
+    /// `Outcome::leaks`, a finding. Off only for speed.
+    #[serde(default = "yes")]
+    pub leak_check: bool,
 }
 
 fn yes() -> bool {
@@ -49,6 +54,7 @@ impl Default for Config {
             debug_os_probe: false,
             keep_graph: true,
             gpu_shadow: true,
+            leak_check: true,
         }
     }
 }

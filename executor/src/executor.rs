@@ -8,7 +8,9 @@
 //! the watchdog watches and `catch_unwind` guards: a panic there (a VM
 //! crash, or a limit's [`crate::watchdog::LimitPanic`]) is this run's
 //! `crashed` or `diverged` outcome, with its stdout so far, and the
-//! interpreter is replaced, its state no longer trusted. Addresses in the
+//! interpreter is replaced, its state no longer trusted; so it is when the
+//! restore leaves the shared state other than built (`Outcome::leaks`,
+//! `Config::leak_check`). Addresses in the
 //! outcome are then named ([`crate::addresses`]).
 
 use crate::alloc::Budget;
@@ -96,6 +98,7 @@ impl Executor {
         let guard = panics::RunGuard::enter();
         let (interp, snapshot) = (&self.interp, &self.snapshot);
         let executed_at = std::cell::Cell::new(None);
+        let leak_check = self.config.leak_check;
         // Everything that can run user code stays inside the watched, guarded
         // window: the body, `str()` of its exception, rendering, and the
         // teardown (clearing the globals runs finalizers, restoring the
@@ -133,14 +136,21 @@ impl Executor {
                 drop(scope);
                 crate::tensors::end_run();
                 snapshot.restore(vm);
+                let leaks = if leak_check { snapshot.leaks(vm) } else { Vec::new() };
                 phases.restore = restoring.elapsed();
-                (terminal, globals)
+                (terminal, globals, leaks)
             })
         }));
         self.watchdog.disarm();
         drop(guard);
         let micros = executed_at.get().unwrap_or_else(|| started.elapsed()).as_micros() as u64;
-        let (terminal, globals) = match result {
+        let (terminal, globals, leaks) = match result {
+            // What leaked past the restore would reach every later run: the
+            // interpreter is replaced, as after a crash.
+            Ok((terminal, globals, leaks)) if !leaks.is_empty() => {
+                self.replace_interpreter();
+                (terminal, globals, leaks)
+            }
             Ok(ended) => ended,
             Err(payload) => {
                 let terminal = match payload.downcast_ref::<LimitPanic>() {
@@ -148,7 +158,7 @@ impl Executor {
                     None => Terminal::Crashed { message: panics::last_message(&*payload) },
                 };
                 self.replace_interpreter();
-                (terminal, Vec::new())
+                (terminal, Vec::new(), Vec::new())
             }
         };
         drop(budget);
@@ -157,7 +167,7 @@ impl Executor {
         self.phases = phases;
         let tolerance = crate::tensors::run_tolerance();
         let gpu_mismatches = crate::tensors::take_mismatches();
-        let mut outcome = Outcome { terminal, stdout, stdout_truncated, globals, micros, graph, tolerance, gpu_mismatches };
+        let mut outcome = Outcome { terminal, stdout, stdout_truncated, globals, micros, graph, tolerance, gpu_mismatches, leaks };
         crate::addresses::normalize(&mut outcome);
         Ok(outcome)
     }

@@ -100,6 +100,12 @@ pub struct Outcome {
     /// kernels on the same inputs (staged-gpu, shadowed): each a finding.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpu_mismatches: Vec<String>,
+    /// Shared state the restore after this run left different from the
+    /// sandbox as built (`Snapshot::leaks`: `stagecheck.gradients._GRADCHECK
+    /// rebound`): it would reach every later run on the worker, so it is a
+    /// finding (kind `leak`), and the interpreter was replaced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leaks: Vec<String>,
 }
 
 impl Outcome {
@@ -115,6 +121,7 @@ impl Outcome {
             graph: String::new(),
             tolerance: None,
             gpu_mismatches: Vec::new(),
+            leaks: Vec::new(),
         }
     }
 

@@ -114,12 +114,21 @@ pub const RUNTIME: &[(&str, &str)] = &[
     ),
 ];
 
-/// The executor's own planted bugs (rendering), checked with [`active`] in `render.rs`.
-pub const RENDER: &[&str] = &["render_bool_as_int", "render_attrs_unsorted"];
+/// The executor's own planted bugs: rendering (checked with [`active`] in
+/// `render.rs`) and the restore between runs (`sandbox.rs`).
+pub const EXECUTOR: &[&str] = &["render_bool_as_int", "render_attrs_unsorted", "restore_compares_keys_only"];
 
-/// Every planted bug of this crate: the slips, the replacements, the renderer's.
+/// Every planted bug of this crate: the slips, the replacements, the executor's.
 pub fn names() -> impl Iterator<Item = &'static str> {
-    SLIPS.iter().map(|s| s.name).chain(RUNTIME.iter().map(|(n, _)| *n)).chain(RENDER.iter().copied())
+    SLIPS.iter().map(|s| s.name).chain(RUNTIME.iter().map(|(n, _)| *n)).chain(EXECUTOR.iter().copied())
+}
+
+/// Whether `restore_compares_keys_only` is planted, read once (the restore
+/// asks for every item of every shared dict after every run; [`active`]
+/// reads the environment).
+pub fn restore_compares_keys_only() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    cfg!(feature = "planted-bugs") && *ON.get_or_init(|| active("restore_compares_keys_only"))
 }
 
 /// `slip.function`'s definition in `source` with the slip applied, dedented

@@ -26,11 +26,15 @@
 //! of the classes those modules define (`sc.Tensor.__add__ = f`,
 //! `control_flow.if_stmt` rebound). It is shallow (an object a dict holds is
 //! restored as a binding, not in its own state) and rewrites only what a run
-//! changed (one identity comparison, `same_objects`).
+//! changed (one identity comparison, `same_objects`). After the restore,
+//! [`Snapshot::leaks`] checks it (`Config::leak_check`): a fingerprint of
+//! the same state taken at build by code of its own ([`Fingerprint`]) must
+//! come out the same, else the run names what leaked past it
+//! (`stagecheck.gradients._GRADCHECK rebound`), a finding of kind `leak`.
 
 use crate::capture;
 use rustpython_vm::{
-    builtins::{PyDict, PyDictRef, PyFunction, PyStrInterned, PyType, PyTypeRef}, signal::UserSignalSender, AsObject,
+    builtins::{PyDict, PyDictRef, PyFunction, PyStr, PyStrInterned, PyType, PyTypeRef}, signal::UserSignalSender, AsObject,
     Interpreter, PyObjectRef, PyRef, PyResult, Settings, VirtualMachine,
 };
 use std::cell::RefCell;
@@ -62,6 +66,72 @@ pub struct Snapshot {
     /// `__defaults__`, `__kwdefaults__` (`if_stmt.runs = 1` or new defaults
     /// must not reach the next run; `__code__` cannot change, `bytecode.rs`).
     functions: Vec<FunctionState>,
+    /// What each of `dicts` is, for a leak's report (`builtins`, `sys`,
+    /// `sys.modules`, a module's name, `stand-in N`).
+    labels: Vec<String>,
+    /// The state above as built, folded by [`Fingerprint`]'s own code.
+    fingerprint: Fingerprint,
+}
+
+/// An account of what a [`Snapshot`] promises to restore, kept apart from
+/// it: one number per shared dict, class and function, folded from the
+/// identities of every (key, value) in order (a class's attributes; a
+/// function's `__defaults__`, `__kwdefaults__` and attribute dict). It
+/// shares no code with the restore's comparison (`same_objects`, the
+/// function versions), so a slip there cannot blind it: a run whose changes
+/// the restore judged absent still changes a number. The snapshot holds
+/// every object it folded, so no identity is reused while it lives.
+#[derive(PartialEq, Eq, Clone)]
+struct Fingerprint {
+    dicts: Vec<u64>,
+    classes: Vec<u64>,
+    functions: Vec<u64>,
+}
+
+impl Fingerprint {
+    fn take(snapshot: &Snapshot, vm: &VirtualMachine) -> Fingerprint {
+        Fingerprint {
+            dicts: snapshot.dicts.iter().map(|(d, _)| fold_dict(d)).collect(),
+            classes: snapshot.classes.iter().map(|(c, _)| fold_class(c)).collect(),
+            functions: {
+                let names = [vm.ctx.intern_str("__defaults__"), vm.ctx.intern_str("__kwdefaults__")];
+                snapshot.functions.iter().map(|f| fold_function(&f.function, names, vm)).collect()
+            },
+        }
+    }
+}
+
+/// One step of the fold: the pair's identities mixed into `h` (order matters).
+fn mix(h: u64, a: usize, b: usize) -> u64 {
+    let x = (h ^ (a as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).rotate_left(27) ^ (b as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    x.wrapping_mul(0x1656_67B1_9E37_79F9).rotate_left(31)
+}
+
+fn fold_dict(dict: &PyDictRef) -> u64 {
+    let mut n = 0;
+    let mut h = 0x5EED;
+    for (k, v) in dict {
+        h = mix(h, k.get_id(), v.get_id());
+        n += 1;
+    }
+    mix(h, n, n)
+}
+
+fn fold_class(class: &PyTypeRef) -> u64 {
+    let attributes = class.attributes.read();
+    let h = attributes.iter().fold(0xC1A55, |h, (k, v)| mix(h, *k as *const PyStrInterned as usize, v.get_id()));
+    mix(h, attributes.len(), attributes.len())
+}
+
+/// `names`: `__defaults__` and `__kwdefaults__`, interned once per fold.
+fn fold_function(function: &PyRef<PyFunction>, names: [&'static PyStrInterned; 2], vm: &VirtualMachine) -> u64 {
+    let object = function.as_object();
+    let id = |name: &'static PyStrInterned| object.get_attr(name, vm).map_or(0, |v| v.get_id());
+    let h = mix(0xF00, id(names[0]), id(names[1]));
+    match object.dict() {
+        Some(dict) if !dict.is_empty() => mix(h, fold_dict(&dict) as usize, 1),
+        _ => h,
+    }
 }
 
 /// A function, its attribute dict's items and its defaults.
@@ -230,7 +300,69 @@ impl Snapshot {
                 functions.push(FunctionState::take(function.to_owned(), vm));
             }
         }
-        Snapshot { dicts, classes, functions }
+        let labels: Vec<String> = dicts
+            .iter()
+            .enumerate()
+            .map(|(i, (_, items))| match i {
+                0 => "builtins".to_string(),
+                1 => "sys".to_string(),
+                2 => "sys.modules".to_string(),
+                _ => items
+                    .iter()
+                    .find(|(k, _)| k.downcast_ref::<PyStr>().is_some_and(|s| s.to_string_lossy() == "__name__"))
+                    .map_or_else(|| format!("stand-in {}", i), |(_, name)| crate::render::str_of(name)),
+            })
+            .collect();
+        let mut snapshot = Snapshot { dicts, classes, functions, labels, fingerprint: Fingerprint { dicts: vec![], classes: vec![], functions: vec![] } };
+        snapshot.fingerprint = Fingerprint::take(&snapshot, vm);
+        snapshot
+    }
+
+    /// What the last restore left different from the build (empty: nothing),
+    /// named (`stagecheck.gradients._GRADCHECK rebound`, `builtins.x added`):
+    /// a leak into every later run on this worker, from a slip of the
+    /// restore or a change it does not cover. The fingerprint decides; the
+    /// names come from comparing with the snapshot's items.
+    pub fn leaks(&self, vm: &VirtualMachine) -> Vec<String> {
+        let now = Fingerprint::take(self, vm);
+        if now == self.fingerprint {
+            return Vec::new();
+        }
+        let mut leaks = Vec::new();
+        for (i, ((dict, items), label)) in self.dicts.iter().zip(&self.labels).enumerate() {
+            if now.dicts[i] != self.fingerprint.dicts[i] {
+                leaks.extend(dict_leaks(label, &dict.items_vec(), items));
+            }
+        }
+        for (i, (class, attributes)) in self.classes.iter().enumerate() {
+            if now.classes[i] != self.fingerprint.classes[i] {
+                let label = format!("{}.{}", class_module(class, vm), crate::render::str_of(&class.__qualname__(vm)));
+                let now_attributes: Attributes = class.attributes.read().iter().map(|(k, v)| (*k, v.clone())).collect();
+                leaks.extend(differences(&now_attributes, attributes, |a, b| std::ptr::eq(*a, *b), |k| format!("{label}.{}", k.to_string_lossy())));
+            }
+        }
+        for (i, f) in self.functions.iter().enumerate() {
+            if now.functions[i] != self.fingerprint.functions[i] {
+                let object = f.function.as_object();
+                let name = object.get_attr("__qualname__", vm).map(|q| crate::render::str_of(&q)).unwrap_or_default();
+                let module = object.get_attr("__module__", vm).map(|q| crate::render::str_of(&q)).unwrap_or_default();
+                let label = format!("{module}.{name}");
+                let mut found = false;
+                for (attr, then) in [("__defaults__", &f.defaults), ("__kwdefaults__", &f.kwdefaults)] {
+                    if !object.get_attr(attr, vm).is_ok_and(|v| v.is(then)) {
+                        leaks.push(format!("{label}.{attr} rebound"));
+                        found = true;
+                    }
+                }
+                if let (Some((dict, items)), false) = (&f.dict, found) {
+                    leaks.extend(dict_leaks(&format!("{label}.__dict__"), &dict.items_vec(), items));
+                }
+            }
+        }
+        if leaks.is_empty() {
+            leaks.push("the shared state's order changed".into());
+        }
+        leaks
     }
 
     /// Undoes what a run did to state shared between runs: builtins, `sys`
@@ -258,10 +390,50 @@ impl Snapshot {
     }
 }
 
+/// The module a class says it is of (`__module__`), or `?`.
+fn class_module(class: &PyTypeRef, vm: &VirtualMachine) -> String {
+    class.as_object().get_attr("__module__", vm).map(|m| crate::render::str_of(&m)).unwrap_or_else(|_| "?".into())
+}
+
+/// What differs between `now` and `then` (a dict's items), by key identity,
+/// named under `label`: `label.key rebound`, `added`, `deleted` (or
+/// `reordered` where the same items stand in another order).
+fn dict_leaks(label: &str, now: &[(PyObjectRef, PyObjectRef)], then: &[(PyObjectRef, PyObjectRef)]) -> Vec<String> {
+    let name = |k: &PyObjectRef| match k.downcast_ref::<PyStr>() {
+        Some(s) if label == "sys.modules" => format!("{label}['{}']", s.to_string_lossy()),
+        Some(s) => format!("{label}.{}", s.to_string_lossy()),
+        None => format!("{label}[<{}>]", k.class().name()),
+    };
+    let mut out = differences(now, then, |a, b| a.is(b), name);
+    if out.is_empty() {
+        out.push(format!("{label} reordered"));
+    }
+    out
+}
+
+/// The keys of `then` deleted or rebound in `now` and the keys `now` added,
+/// named by `name`.
+fn differences<K>(now: &[(K, PyObjectRef)], then: &[(K, PyObjectRef)], same: impl Fn(&K, &K) -> bool, name: impl Fn(&K) -> String) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k0, v0) in then {
+        match now.iter().find(|(k, _)| same(k, k0)) {
+            None => out.push(format!("{} deleted", name(k0))),
+            Some((_, v)) if !v.is(v0) => out.push(format!("{} rebound", name(k0))),
+            Some(_) => {}
+        }
+    }
+    for (k, _) in now {
+        if !then.iter().any(|(k0, _)| same(k0, k)) {
+            out.push(format!("{} added", name(k)));
+        }
+    }
+    out
+}
+
 /// Puts back `items` in `dict` unless it holds them already.
 fn restore_dict(dict: &PyDictRef, items: &[(PyObjectRef, PyObjectRef)], vm: &VirtualMachine) {
     let now = dict.items_vec();
-    if !same_objects(now.iter(), items, |(k, v), (k0, v0)| k.is(k0) && v.is(v0)) {
+    if !same_objects(now.iter(), items, |(k, v), (k0, v0)| k.is(k0) && (crate::planted::restore_compares_keys_only() || v.is(v0))) {
         dict.clear();
         for (k, v) in items {
             let _ = dict.set_item(&**k, v.clone(), vm);

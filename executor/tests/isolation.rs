@@ -62,3 +62,32 @@ fn sys_reached_through_frozen_globals_is_restored() {
     assert_eq!(b.terminal, Terminal::Completed);
     assert_eq!(b.stdout, "False\n");
 }
+
+/// Runs that rebind, add and delete shared state (a runtime module's global,
+/// builtins, a class attribute, a function's defaults and attributes) are
+/// undone by the restore, and the leak check after it finds nothing left:
+/// no run reports `leaks`, and the next run sees the state as built.
+#[test]
+fn the_leak_check_passes_every_restored_change() {
+    let mut w = Worker::new(Config::default());
+    let changes = "\
+import stagecheck as sc
+import stagecheck.gradients as g
+g._GRADCHECK = 1
+g.extra = 2
+__builtins__.len = None
+del __builtins__.abs
+sc.Tensor.__add__ = lambda a, b: 0
+g._gradcheck_on.__defaults__ = (1,)
+g._gradcheck_on.marker = 3
+import math
+";
+    for _ in 0..3 {
+        let out = w.run(changes, "<changes>").unwrap();
+        assert_eq!(out.terminal, Terminal::Completed, "{out}");
+        assert!(out.leaks.is_empty(), "{:?}", out.leaks);
+    }
+    let after = w.run("import stagecheck.gradients as g\nprint(g._GRADCHECK, hasattr(g, 'extra'), len('ab'), abs(-1))", "<after>").unwrap();
+    assert_eq!(after.stdout, "0 False 2 1\n", "{after}");
+    assert!(after.leaks.is_empty(), "{:?}", after.leaks);
+}

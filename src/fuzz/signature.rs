@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Signature {
     /// `terminal`, `stdout`, `global`, `crash`, `uncompilable`, `converter`,
-    /// `refusal`, `gpu`, `unplanned` (`Difference::kind`).
+    /// `refusal`, `gpu`, `unplanned`, `leak` (`Difference::kind`).
     pub kind: String,
     pub mode: String,
     pub constructs: Vec<String>,
@@ -150,6 +150,7 @@ fn detail(d: &Difference) -> String {
         Difference::GpuOp { node } => first(node.split(" on (").next().unwrap_or(node)),
         Difference::Stdout { .. } | Difference::Global { .. } => String::new(),
         Difference::Unplanned { original } => ended(original),
+        Difference::Leak { leaks } => first(&leaks.join("; ")),
     }
 }
 
