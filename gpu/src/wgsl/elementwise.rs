@@ -48,14 +48,14 @@ pub(crate) fn rule(op: &Op, d: DType) -> Option<Rule> {
         (Log, F) => value(d, "log_f32(a)"),
         (Sqrt, F) => value(d, "sqrt_f32(a)"),
         (Tanh, F) => value(d, "tanh_f32(a)"),
-        (Sigmoid, F) => value(d, "1.0 / (1.0 + exp(-a))"),
+        (Sigmoid, F) => value(d, "div_f32(1.0, 1.0 + exp(-a))"),
         (LogicalNot, Bool) => value(d, "!a"),
         (Invert, I) => value(d, "~a"),
         (Add, F | I) => value(d, "a + b"),
         (Sub, F | I) => value(d, "a - b"),
         (Mul, F | I) => value(d, "a * b"),
-        (Div, F) => value(d, "a / b"),
-        (FloorDiv, F) => value(d, "floor(a / b)"),
+        (Div, F) => value(d, "div_f32(a, b)"),
+        (FloorDiv, F) => value(d, "floor(div_f32(a, b))"),
         // Planted: an int32 floor division one too high.
         (FloorDiv, I) if crate::planted::active("gpu_floordiv_off_by_one") => {
             Rule { word: store(d, "floordiv_i32(a, b) + 1"), fails: Some("b == 0") }

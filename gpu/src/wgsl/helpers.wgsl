@@ -54,6 +54,18 @@ fn min_i32(wa: u32, wb: u32) -> u32 {
     return select(wb, wa, bitcast<i32>(wa) <= bitcast<i32>(wb));
 }
 
+// x / y. WGSL bounds `/` (2.5 ULP) only for |y| in [2^-126, 2^126]:
+// beyond, a GPU may compute x * (1 / y) with 1 / y flushed to zero (the
+// H200 gave 0 for 3 / 1.1e38, 2.7e-38). Scaling both operands by 2^-4
+// brings y into range exactly and changes the quotient only where x
+// becomes subnormal, where the quotient is itself flushable.
+fn div_f32(x: f32, y: f32) -> f32 {
+    if (abs(y) > 8.5070592e37) {
+        return (x * 0.0625) / (y * 0.0625);
+    }
+    return x / y;
+}
+
 fn floordiv_i32(a: i32, b: i32) -> i32 {
     if (b == 0) { return 0; }
     if (b == -1) { return -a; }
