@@ -59,11 +59,14 @@ pub struct GpuDevice<'g> {
     /// tensor is kept, so the address stays its own).
     constants: RefCell<HashMap<usize, (Tensor, GpuTensor)>>,
     loosest: Cell<Tolerance>,
+    /// The first shadowed op accepted only because the GPU flushed
+    /// subnormals, and how ([`check_op`]'s note).
+    flushed: RefCell<Option<String>>,
 }
 
 impl<'g> GpuDevice<'g> {
     pub fn new(gpu: &'g Gpu) -> GpuDevice<'g> {
-        GpuDevice { gpu, shadow: true, mismatches: RefCell::default(), shadowed: RefCell::default(), constants: RefCell::default(), loosest: Cell::new(Tolerance::EXACT) }
+        GpuDevice { gpu, shadow: true, mismatches: RefCell::default(), shadowed: RefCell::default(), constants: RefCell::default(), loosest: Cell::new(Tolerance::EXACT), flushed: RefCell::default() }
     }
 
     /// Turns shadowing on or off (on by default).
@@ -95,7 +98,14 @@ impl<'g> GpuDevice<'g> {
         let gpu = self.gpu.download(out)?;
         let detail = match graph::eval(op, &refs) {
             Ok(cpu) => match check_op(op, &refs, &gpu, &cpu) {
-                Ok(()) => return Ok(()),
+                Ok(None) => return Ok(()),
+                Ok(Some(note)) => {
+                    let mut flushed = self.flushed.borrow_mut();
+                    if flushed.is_none() {
+                        *flushed = Some(format!("{} -> {}: {note}", op.name(), gpu.dtype()));
+                    }
+                    return Ok(());
+                }
                 Err(detail) => detail,
             },
             Err(e) => format!("the CPU kernel raised {} where the GPU gave a result", e.message),
@@ -103,6 +113,12 @@ impl<'g> GpuDevice<'g> {
         let inputs = host.iter().map(|t| (t.dtype(), t.shape().to_vec())).collect();
         self.mismatches.borrow_mut().push(Mismatch { op: op.name(), dtype: gpu.dtype(), inputs, detail });
         Ok(())
+    }
+
+    /// The first op whose result was accepted only because the GPU flushed
+    /// subnormals (WGSL allows it; lavapipe never does), if any.
+    pub fn flushed(&self) -> Option<String> {
+        self.flushed.borrow().clone()
     }
 
     /// The loosest tolerance of the ops run so far ([`Tolerance::EXACT`] when all were exact).

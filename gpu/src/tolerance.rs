@@ -382,7 +382,11 @@ fn dot_accepts(g: f32, c: f32, k: usize, sum_abs: f64) -> bool {
 /// shape, ints and bools equal, floats within the op's bound (the table, or
 /// a float32 matmul's dot product bound), subnormals possibly flushed (see
 /// the module doc); else the first element beyond, with both values.
-pub fn check_op(op: &Op, inputs: &[&Tensor], gpu: &Tensor, cpu: &Tensor) -> Result<(), String> {
+/// `Ok(Some(note))` when the result was accepted only because the GPU
+/// flushed subnormals (the note names the first such element): what
+/// follows in the program may then part ways with the CPU's run as the
+/// platform allows (a branch on `x > 0` for a subnormal `x`).
+pub fn check_op(op: &Op, inputs: &[&Tensor], gpu: &Tensor, cpu: &Tensor) -> Result<Option<String>, String> {
     if gpu.dtype() != cpu.dtype() || gpu.shape() != cpu.shape() {
         return Err(format!("GPU gave {} {:?}, CPU {} {:?}", gpu.dtype(), gpu.shape(), cpu.dtype(), cpu.shape()));
     }
@@ -390,7 +394,7 @@ pub fn check_op(op: &Op, inputs: &[&Tensor], gpu: &Tensor, cpu: &Tensor) -> Resu
     let (g, c) = (elems(gpu), elems(cpu));
     let beyond: Vec<usize> = (0..g.len()).filter(|&i| !rule.accepts(i, g[i], c[i], false)).collect();
     if beyond.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     // Flush to zero: the CPU kernel on the inputs with subnormals flushed.
     let on_flushed = if inputs.iter().any(|t| has_subnormal(t)) {
@@ -410,8 +414,8 @@ pub fn check_op(op: &Op, inputs: &[&Tensor], gpu: &Tensor, cpu: &Tensor) -> Resu
         let matches = |r: &Rule, c: Elem| zero_for(g, c) || r.accepts(i, g, c.flushed(), true);
         matches(&rule, c[i]) || on_flushed.as_ref().is_some_and(|(r, c2)| matches(r, c2[i]))
     };
-    match beyond.into_iter().find(|&i| !accepted(i)) {
-        None => Ok(()),
+    match beyond.iter().copied().find(|&i| !accepted(i)) {
+        None => Ok(Some(format!("element {}: GPU {}, CPU {} (subnormals flushed)", beyond[0], g[beyond[0]], c[beyond[0]]))),
         Some(i) => {
             let mut e = rule.describe(i, g[i], c[i]);
             if let Some((_, c2)) = &on_flushed {
@@ -434,10 +438,19 @@ mod tests {
     fn check(op: &Op, inputs: &[Tensor], gpu: &Tensor) -> Result<(), String> {
         let refs: Vec<&Tensor> = inputs.iter().collect();
         let cpu = graph::eval(op, &refs).unwrap();
-        check_op(op, &refs, gpu, &cpu)
+        check_op(op, &refs, gpu, &cpu).map(|_| ())
     }
 
     const SUB: f32 = 1.312937e-39;
+
+    #[test]
+    fn an_acceptance_that_needed_a_flush_says_so() {
+        let x = f32s(&[SUB, 2.0], &[2]);
+        let cpu = graph::eval(&Op::Neg, &[&x]).unwrap();
+        assert_eq!(check_op(&Op::Neg, &[&x], &cpu, &cpu), Ok(None), "the CPU's own result needs no allowance");
+        let note = check_op(&Op::Neg, &[&x], &f32s(&[-0.0, -2.0], &[2]), &cpu).unwrap();
+        assert!(note.is_some_and(|n| n.starts_with("element 0:")), "a flushed element is named");
+    }
 
     #[test]
     fn a_flushed_subnormal_input_or_output_is_accepted_nothing_else() {

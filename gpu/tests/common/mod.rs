@@ -29,7 +29,7 @@ pub fn same(gpu: &Gpu, op: &Op, inputs: &[Tensor]) -> Result<(), String> {
         eprintln!("STAT {} {:?} {}", op.name(), inputs.iter().map(|t| t.dtype()).collect::<Vec<_>>(), if cpu.is_ok() { "ok" } else { "err" });
     }
     match (out, cpu) {
-        (Ok(g), Ok(c)) => check_op(op, &refs, &g, &c).map_err(|e| format!("{op:?} on {inputs:?}: {e}")),
+        (Ok(g), Ok(c)) => check_op(op, &refs, &g, &c).map(|_| ()).map_err(|e| format!("{op:?} on {inputs:?}: {e}")),
         (Err(g), Err(c)) if g == c => Ok(()),
         (g, c) => Err(format!("{op:?} on {inputs:?}: GPU {g:?}, CPU {c:?}")),
     }
