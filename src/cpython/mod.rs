@@ -26,8 +26,8 @@
 //! A `differs` verdict is saved in `findings/` like the modes' findings
 //! (e.g. `stdout-cpython-1a2b3c4d`, replayed by `stagecheck check --oracle
 //! cpython program.py`), counted in its own section of the summary
-//! (`stats.cpython`), and not reduced (the reducer's predicate is the modes'
-//! oracle). Identical on both sides, so no rule: dict order, set contents,
+//! (`stats.cpython`), and reduced with this comparison as the predicate
+//! (`fuzz::cpython::reduce_saved`). Identical on both sides, so no rule: dict order, set contents,
 //! int/float/tuple hashes, free-variable NameError messages. The wrapper
 //! also lifts CPython's int-to-str digit limit (RustPython has none) and
 //! counts its recursion limit of 1000 frames from the module's.

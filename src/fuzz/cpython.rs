@@ -1,6 +1,8 @@
 //! `fuzz --oracle cpython`: each plain program's original also runs under
 //! CPython ([`crate::cpython`]); a difference that reproduces is a finding of
-//! its own kind (signature mode `cpython`), counted apart from the modes'.
+//! its own kind (signature mode `cpython`), counted apart from the modes',
+//! and reduced ([`reduce_saved`]) while CPython still differs the same way:
+//! the predicate is this oracle itself, as `check` is the modes' findings'.
 
 use super::case::Case;
 use super::signature::Signature;
@@ -9,6 +11,8 @@ use crate::worker::Worker;
 use serde::Serialize;
 use stagecheck_generator::Family;
 use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
 
 /// What the CPython oracle did with one case.
 pub enum Checked {
@@ -38,6 +42,49 @@ pub fn check_case(worker: &mut Worker, python: &Python, case: &Case) -> Checked 
         Some(again) if again == kind => Checked::Finding { signature, verdict },
         _ => Checked::Poisoned,
     }
+}
+
+/// How many times `--reduce-time` a CPython finding's reduction gets: each
+/// candidate check starts a CPython (~80 ms here, against a few ms for the
+/// worker's run), so the same budget checks ~10x fewer candidates. Measured
+/// on `render_bool_as_int` seed 3 (394 lines): 35 lines left after 10 s,
+/// 9 lines, complete, after 18 s.
+pub const REDUCE_FACTOR: u32 = 3;
+
+/// Reduces the CPython oracle's finding in `dir` (its `program.py`) into
+/// `reduced.py`, keeping candidates whose original run still differs from
+/// CPython's with the finding's kind of difference (its `signature.json`);
+/// headed like the modes' reductions, replayed by `check --oracle cpython`.
+/// Best effort, as theirs: a failed reduction is reported, the finding stays.
+pub fn reduce_saved(dir: &Path, python: &Python, exec: &crate::executor::Config, budget: Duration) {
+    if let Err(e) = reduce_into(dir, python, exec, budget) {
+        eprintln!("stagecheck fuzz: {}: not reduced: {e}", dir.display());
+    }
+}
+
+fn reduce_into(dir: &Path, python: &Python, exec: &crate::executor::Config, budget: Duration) -> Result<(), String> {
+    let (input, out) = (dir.join("program.py"), dir.join("reduced.py"));
+    let text = std::fs::read_to_string(&input).map_err(|e| format!("{}: {e}", input.display()))?;
+    let (header, body) = crate::reduce::finding::split_header(&text);
+    let kind = std::fs::read_to_string(dir.join("signature.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Signature>(&t).ok())
+        .map(|s| s.kind)
+        .ok_or("no signature.json")?;
+    let mut worker = Worker::spawn(None, exec.clone());
+    let path = input.display().to_string();
+    let mut differs = |candidate: &str| match worker.run(candidate, &path) {
+        Ok(original) => cpython::check(python, &original, candidate, &path, exec).1.difference_kind() == Some(kind.as_str()),
+        Err(_) => false,
+    };
+    if !differs(body) {
+        return Err(format!("CPython no longer differs ({kind})"));
+    }
+    let r = crate::reduce::reduce(body, budget, &mut differs, &mut |_| {})?;
+    let mut head = crate::reduce::finding::reduced_head(&format!("{kind}-cpython"), &r, &input, &header);
+    head.push(format!("# replay: {}stagecheck check --oracle cpython {}", crate::reduce::finding::plant_prefix(), out.display()));
+    let file = format!("{}\n\n{}", head.join("\n"), r.source);
+    super::report::atomic_write(&out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))
 }
 
 /// Why tensor programs are not compared.

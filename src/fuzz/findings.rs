@@ -44,7 +44,7 @@ impl Store {
         Ok(Store { dir: dir.to_path_buf(), known, target: None })
     }
 
-    /// Known findings of the modes' and the gradient oracle without `reduced.py` (a run killed
+    /// Known findings of the modes', the gradient and the CPython oracle without `reduced.py` (a run killed
     /// while reducing): their directories and signatures' kind and mode.
     pub fn unreduced(&self) -> Vec<(PathBuf, String, String)> {
         let mut out: Vec<_> = self
@@ -55,8 +55,7 @@ impl Store {
             .filter_map(|d| {
                 let sig: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("signature.json")).ok()?).ok()?;
                 let (kind, mode) = (sig["kind"].as_str()?.to_string(), sig["mode"].as_str()?.to_string());
-                // The CPython oracle's findings are kept unreduced.
-                (mode != "cpython").then_some((d, kind, mode))
+                Some((d, kind, mode))
             })
             .collect();
         out.sort();

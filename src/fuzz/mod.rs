@@ -107,6 +107,8 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
     for (dir, kind, mode) in store.unreduced() {
         if mode == "gradcheck" {
             reduce_gradient(&dir, options);
+        } else if mode == "cpython" {
+            reduce_cpython(&dir, options);
         } else {
             reduce_saved(&dir, &signature::Signature::named(kind, mode), options);
         }
@@ -172,6 +174,7 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                     }
                     let to_reduce = saved.clone();
                     let gradient_to_reduce = saved_grad.as_ref().map(|(_, dir)| dir.clone());
+                    let cpython_to_reduce = saved_cpython.clone();
                     let mut s = stats.lock().expect("stats");
                     match &checked.kind {
                         // The first program of each refusal reason, for review.
@@ -205,6 +208,9 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                     }
                     if let Some(dir) = &gradient_to_reduce {
                         reduce_gradient(dir, options);
+                    }
+                    if let Some(dir) = &cpython_to_reduce {
+                        reduce_cpython(dir, options);
                     }
                 }
             });
@@ -240,6 +246,15 @@ fn reduce_saved(dir: &std::path::Path, signature: &signature::Signature, options
 fn reduce_gradient(dir: &std::path::Path, options: &Options) {
     if !options.reduce_time.is_zero() {
         gradcheck::reduce_saved(dir, &options.exec, options.reduce_time);
+    }
+}
+
+/// Reduces a saved CPython oracle finding (`cpython::reduce_saved`), unless
+/// reduction is off or the run compares with no CPython, with
+/// [`cpython::REDUCE_FACTOR`] times the reduction budget.
+fn reduce_cpython(dir: &std::path::Path, options: &Options) {
+    if let (Some(python), false) = (&options.cpython, options.reduce_time.is_zero()) {
+        cpython::reduce_saved(dir, python, &options.exec, options.reduce_time * cpython::REDUCE_FACTOR);
     }
 }
 
