@@ -22,6 +22,7 @@ fn base() -> Outcome {
         tolerance: None,
         gpu_mismatches: Vec::new(),
         leaks: Vec::new(),
+        gpu_flushed: None,
     }
 }
 
@@ -183,6 +184,27 @@ fn on_the_gpu_floats_compare_within_the_tolerance_and_ints_exactly() {
     let mut cpu = original.clone();
     cpu.globals[2].1 = Value::Float(0.5f64.next_up().to_bits());
     assert_differs(&runs(Mode::Staged, original.clone(), cpu), Mode::Staged, "global", "one ULP off on the CPU");
+}
+
+/// A GPU run where every op was exact compares floats bit for bit, but a
+/// NaN equals a NaN of any sign and payload (the H200 gives 0x7fffffff
+/// where the CPU gives 0x7fc00000); on the CPU the bits still count.
+#[test]
+fn on_the_gpu_a_nan_is_a_nan_whatever_its_bits_even_when_every_op_was_exact() {
+    let mut original = base();
+    original.globals.push(("r".into(), Value::Float(f64::from(f32::NAN).to_bits())));
+    // 0x7fffffff widened (a float32 NaN read into a Python float).
+    let canonical = 0x7fff_ffff_e000_0000u64;
+    assert!(f64::from_bits(canonical).is_nan());
+    let mut gpu = original.clone();
+    gpu.tolerance = Some(Tolerance::EXACT);
+    gpu.globals[2].1 = Value::Float(canonical);
+    assert_agree(&runs(Mode::StagedGpu, original.clone(), gpu.clone()), "NaN against NaN on the GPU");
+    gpu.globals[2].1 = Value::Float(1.0f64.to_bits());
+    assert_differs(&runs(Mode::StagedGpu, original.clone(), gpu), Mode::StagedGpu, "global", "a number for a NaN");
+    let mut cpu = original.clone();
+    cpu.globals[2].1 = Value::Float(canonical);
+    assert_differs(&runs(Mode::Staged, original, cpu), Mode::Staged, "global", "another NaN's bits on the CPU");
 }
 
 /// `planned` (generated tensor programs end `Completed`): an original that

@@ -167,7 +167,9 @@ impl Executor {
         self.phases = phases;
         let tolerance = crate::tensors::run_tolerance();
         let gpu_mismatches = crate::tensors::take_mismatches();
-        let mut outcome = Outcome { terminal, stdout, stdout_truncated, globals, micros, graph, tolerance, gpu_mismatches, leaks };
+        let gpu_flushed = crate::tensors::take_flushed();
+        let mut outcome =
+            Outcome { terminal, stdout, stdout_truncated, globals, micros, graph, tolerance, gpu_mismatches, leaks, gpu_flushed };
         crate::addresses::normalize(&mut outcome);
         Ok(outcome)
     }

@@ -106,6 +106,12 @@ pub struct Outcome {
     /// finding (kind `leak`), and the interpreter was replaced.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub leaks: Vec<String>,
+    /// The first GPU node accepted only because the GPU flushed float32
+    /// subnormals to zero (WGSL allows it; NVIDIA's GPUs do it, lavapipe
+    /// does not): what the program did after it may part ways with the CPU
+    /// as the platform allows, which the fuzz loop counts apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_flushed: Option<String>,
 }
 
 impl Outcome {
@@ -122,6 +128,7 @@ impl Outcome {
             tolerance: None,
             gpu_mismatches: Vec::new(),
             leaks: Vec::new(),
+            gpu_flushed: None,
         }
     }
 

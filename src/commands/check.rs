@@ -117,7 +117,7 @@ fn print_report(report: &stagecheck::check::CheckReport) {
     }
     for (mode, run) in &report.runs {
         match run {
-            ModeRun::Ran { outcome } if *mode == Mode::StagedGpu => println!("  {mode:<9} {}{}", outcome.terminal, gpu_note(outcome)),
+            ModeRun::Ran { outcome } if *mode == Mode::StagedGpu || outcome.tolerance.is_some() => println!("  {mode:<9} {}{}", outcome.terminal, gpu_note(outcome)),
             ModeRun::Ran { outcome } => println!("  {mode:<9} {}", outcome.terminal),
             ModeRun::Refused { error } => println!("  {mode:<9} refused: {}: {}", error.construct, error.reason),
             ModeRun::Uncompilable { message, .. } => println!("  {mode:<9} uncompilable: {message}"),
@@ -155,9 +155,15 @@ fn print_differences(mode: &str, differences: &[Difference]) {
 
 /// How a staged-gpu run's floats were compared.
 fn gpu_note(outcome: &stagecheck::executor::Outcome) -> String {
-    match outcome.tolerance {
-        None => " (no graph ran on the GPU)".into(),
-        Some(t) if t.is_exact() => " (on the GPU; floats compared bit for bit: only exact ops ran)".into(),
-        Some(t) => format!(" (on the GPU; floats compared within {} ULP, abs {:e}, rel {:e})", t.ulps, t.abs, t.rel),
+    let compared = match outcome.tolerance {
+        None => return " (no graph ran on the GPU)".into(),
+        Some(t) if t.is_exact() => "floats compared bit for bit: only exact ops ran".to_string(),
+        Some(t) => format!("floats compared within {} ULP, abs {:e}, rel {:e}", t.ulps, t.abs, t.rel),
+    };
+    match &outcome.gpu_flushed {
+        None => format!(" (on the GPU; {compared})"),
+        Some(note) => format!(
+            " (on the GPU; {compared}; it flushed float32 subnormals to zero, as WGSL allows, first at {note}: what follows may part ways as the platform allows)"
+        ),
     }
 }

@@ -5,7 +5,10 @@
 //! that is only a mode running out of time is checked again with
 //! [`SLOW_FACTOR`]x the limit; if it then ends, the case is `Slow`. A
 //! program RustPython cannot compile is `Invalid` (its compiler's bugs, or
-//! the generator's): counted, and kept in the report's `invalid/`.
+//! the generator's): counted, and kept in the report's `invalid/`. A
+//! disagreement in values or output in a run whose GPU flushed float32
+//! subnormals to zero (accepted op by op, as WGSL allows: a real GPU does
+//! it, lavapipe not) is `Flushed`: the platform's, not the compiler's.
 
 use super::case::Case;
 use super::signature::Signature;
@@ -23,6 +26,9 @@ pub enum Kind {
     Poisoned { first: String, again: String },
     /// A mode ran out of time but finishes with a longer limit: slower, not different.
     Slow,
+    /// The values or output parted ways after the GPU flushed subnormals
+    /// (`note`: the mode and the first op that needed the allowance).
+    Flushed { note: String },
     /// The generated program does not compile in RustPython (its compiler's
     /// bugs with nested scopes, or a generator bug): counted, kept for review.
     Invalid { message: String },
@@ -86,7 +92,10 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
                         let signature = Signature::of_run(&report.verdict, &case.program.constructs, under_target);
                         let second = Signature::of_run(&again.verdict, &case.program.constructs, under_target);
                         if second == signature {
-                            Kind::Finding { signature, verdict: report.verdict }
+                            match flushed(&report) {
+                                Some(note) => Kind::Flushed { note },
+                                None => Kind::Finding { signature, verdict: report.verdict },
+                            }
                         } else {
                             Kind::Poisoned { first: signature.id(), again: second.id() }
                         }
@@ -102,6 +111,21 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
         },
     };
     Checked { kind, micros: started.elapsed().as_micros() as u64 }
+}
+
+/// The first run of `report` whose GPU flushed subnormals, when every
+/// difference is one such a flush can cause (how the run ended, its output,
+/// its values; not a crash, a leak, a node beyond its bound, a converter's).
+fn flushed(report: &crate::check::CheckReport) -> Option<String> {
+    use crate::oracle::Difference::{Global, Stdout, Terminal};
+    let Verdict::Diverged { differences, .. } = &report.verdict else { return None };
+    if !differences.iter().all(|d| matches!(d, Terminal { .. } | Stdout { .. } | Global { .. })) {
+        return None;
+    }
+    report.runs.iter().find_map(|(mode, run)| match run {
+        crate::modes::ModeRun::Ran { outcome } => outcome.gpu_flushed.as_ref().map(|note| format!("{mode}: {note}")),
+        _ => None,
+    })
 }
 
 fn first_id(verdict: &Verdict, case: &Case) -> String {
@@ -169,7 +193,7 @@ pub fn reason_key(construct: &str, reason: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::reason_key;
+    use super::{flushed, reason_key, Verdict};
 
     #[test]
     fn reasons_group_without_their_names_and_numbers() {
@@ -188,5 +212,27 @@ mod tests {
             "printer: ruff's printer would change the program (…)"
         );
         assert_eq!(reason_key("syntax", "unexpected token: ')'"), "syntax: unexpected token");
+    }
+
+    /// A divergence in values after a GPU flush is the platform's; a crash
+    /// or a node beyond its bound stays a finding, and so does a divergence
+    /// in a run that flushed nothing.
+    #[test]
+    fn only_value_differences_after_a_flush_are_the_platforms() {
+        use crate::executor::{Outcome, Terminal, Value};
+        use crate::modes::{Mode, ModeRun};
+        use crate::oracle::Difference;
+        let mut outcome = Outcome::lost(Terminal::Completed, 1);
+        let report = |differences: Vec<Difference>, outcome: &Outcome| crate::check::CheckReport {
+            file: "f.py".into(),
+            runs: vec![(Mode::Original, ModeRun::Ran { outcome: Outcome::lost(Terminal::Completed, 1) }), (Mode::StagedGpu, ModeRun::Ran { outcome: outcome.clone() })],
+            verdict: Verdict::Diverged { mode: Mode::StagedGpu, differences },
+        };
+        let global = || Difference::Global { name: "c".into(), original: Some(Value::Float(0)), other: None };
+        assert_eq!(flushed(&report(vec![global()], &outcome)), None, "nothing flushed");
+        outcome.gpu_flushed = Some("Minimum -> float32: element 0".into());
+        assert_eq!(flushed(&report(vec![global()], &outcome)).as_deref(), Some("staged-gpu: Minimum -> float32: element 0"));
+        assert_eq!(flushed(&report(vec![Difference::Crash { message: "x".into() }], &outcome)), None, "a crash");
+        assert_eq!(flushed(&report(vec![global(), Difference::GpuOp { node: "n".into() }], &outcome)), None, "a node beyond its bound");
     }
 }

@@ -212,8 +212,9 @@ pub fn markdown(summary: &Summary) -> String {
             r.checks_per_second
         );
     }
-    let _ = writeln!(m, "- {} programs ({:.1} three-way checks/s): {} agree, {} refused as intended (src/refusals.rs), {} unexpected refusals (findings), {} findings ({} new), {} poisoned by non-determinism, {} slow (agree with an {}x time limit), {} invalid",
-        s.programs, summary.checks_per_second, s.agree, s.refused, s.unexpected_refusals, s.finding_hits, s.findings.len(), s.poisoned, s.slow, super::outcome::SLOW_FACTOR, s.invalid);
+    let _ = writeln!(m, "- {} programs ({:.1} three-way checks/s): {} agree, {} refused as intended (src/refusals.rs), {} unexpected refusals (findings), {} findings ({} new), {} poisoned by non-determinism, {} slow (agree with an {}x time limit), {} invalid{}",
+        s.programs, summary.checks_per_second, s.agree, s.refused, s.unexpected_refusals, s.finding_hits, s.findings.len(), s.poisoned, s.slow, super::outcome::SLOW_FACTOR, s.invalid,
+        if s.flushed > 0 { format!(", {} parted ways after the GPU flushed float32 subnormals (WGSL allows it: not findings)", s.flushed) } else { String::new() });
     for (family, n) in &s.per_family {
         let _ = writeln!(m, "- {family}: {n} programs, refusal rate {:.1}%", 100.0 * s.refusal_rate(family));
     }

@@ -63,6 +63,9 @@ pub struct Stats {
     pub poisoned_cases: Vec<String>,
     /// A mode needed more than the time limit (agreeing with a longer one).
     pub slow: u64,
+    /// Cases whose values parted ways after a GPU flushed subnormals (not findings).
+    #[serde(default)]
+    pub flushed: u64,
     pub invalid: u64,
     /// New findings saved by this run.
     pub findings: Vec<Finding>,
@@ -115,6 +118,7 @@ impl Stats {
             poisoned: 0,
             poisoned_cases: Vec::new(),
             slow: 0,
+            flushed: 0,
             invalid: 0,
             findings: Vec::new(),
             finding_hits: 0,
@@ -159,6 +163,7 @@ impl Stats {
                 }
             }
             Kind::Slow => self.slow += 1,
+            Kind::Flushed { .. } => self.flushed += 1,
             Kind::Invalid { .. } => self.invalid += 1,
             Kind::Finding { signature, .. } => {
                 self.finding_hits += 1;
@@ -221,6 +226,7 @@ impl Stats {
         self.unexpected_refusals += other.unexpected_refusals;
         self.poisoned += other.poisoned;
         self.slow += other.slow;
+        self.flushed += other.flushed;
         self.invalid += other.invalid;
         self.finding_hits += other.finding_hits;
         self.check_micros += other.check_micros;

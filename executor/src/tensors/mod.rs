@@ -102,6 +102,8 @@ thread_local! {
     pub(crate) static HOST_ERROR: RefCell<Option<rustpython_vm::builtins::PyBaseExceptionRef>> = const { RefCell::new(None) };
     /// The GPU nodes beyond their ops' tolerances this run (shadowing).
     static MISMATCHES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The first GPU node this run accepted only because the GPU flushed subnormals.
+    static FLUSHED: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Sets this thread's mode and starts a fresh tracer (before each run).
@@ -112,6 +114,7 @@ pub fn set_mode(mode: Mode) {
     PLACEMENT.with(|p| p.set(if mode == Mode::StagedGpu { Placement::Gpu } else { Placement::Cpu }));
     TOLERANCE.with(|t| t.set(None));
     MISMATCHES.with(|m| m.borrow_mut().clear());
+    FLUSHED.with(|f| f.borrow_mut().take());
 }
 
 /// Drops what staging holds of the run's Python objects (the exceptions of
@@ -168,6 +171,21 @@ pub(crate) fn shadow() -> bool {
 /// Records GPU nodes beyond their ops' tolerances.
 pub(crate) fn note_mismatches(found: Vec<stagecheck_gpu::Mismatch>) {
     MISMATCHES.with(|m| m.borrow_mut().extend(found.into_iter().map(|x| x.to_string())));
+}
+
+/// Records the first GPU node accepted only because the GPU flushed subnormals.
+pub(crate) fn note_flushed(note: Option<String>) {
+    FLUSHED.with(|f| {
+        let mut f = f.borrow_mut();
+        if f.is_none() {
+            *f = note;
+        }
+    });
+}
+
+/// The first GPU node of this run that needed the flush allowance, taken.
+pub fn take_flushed() -> Option<String> {
+    FLUSHED.with(|f| f.borrow_mut().take())
 }
 
 /// The GPU nodes of this run beyond their ops' tolerances, taken.

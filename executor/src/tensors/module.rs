@@ -548,6 +548,7 @@ pub(crate) mod _stagecheck_tensor {
                     let result = executor.run(callee, &tensors);
                     super::super::note_tolerance(executor.device().tolerance());
                     super::super::note_mismatches(executor.device().mismatches());
+                    super::super::note_flushed(executor.device().flushed());
                     result
                 }
                 None => executor.run(callee, &tensors),
