@@ -162,6 +162,7 @@ fn the_normalisation_table_rewrites_only_its_pattern() {
         tolerance: None,
         gpu_mismatches: Vec::new(),
         leaks: Vec::new(),
+        gpu_flushed: None,
     };
     let (n, used) = normalise(&outcome);
     assert_eq!(used, ["unbound-local message"]);
@@ -191,6 +192,7 @@ fn set_order_is_known_but_reordered_output_is_a_difference() {
         tolerance: None,
         gpu_mismatches: Vec::new(),
         leaks: Vec::new(),
+        gpu_flushed: None,
     };
     let verdict = |rust: &str, cpython: &str| compare(&outcome(rust), &CpythonRun::Ran { outcome: outcome(cpython) });
     let known = |v: CpythonVerdict| matches!(v, CpythonVerdict::Known { .. });
