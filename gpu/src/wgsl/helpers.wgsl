@@ -159,7 +159,17 @@ fn floormod_f32(a: f32, b: f32) -> f32 {
     let r = fmod_f32(a, b);
     let wr = bitcast<u32>(r);
     if (is_nan_w(wr) || (wr << 1u) == 0u) { return r; }
-    if ((wr >> 31u) != (bitcast<u32>(b) >> 31u) && !((bitcast<u32>(b) << 1u) == 0u)) { return r + b; }
+    if ((wr >> 31u) != (bitcast<u32>(b) >> 31u) && !((bitcast<u32>(b) << 1u) == 0u)) {
+        // A subnormal r would be flushed by the addition (the H200 gave b
+        // for 9.5e-39): read it exactly, both scaled by 2^64 where b is
+        // small enough for the sum to differ from b (exact, or a subnormal
+        // result the GPU may flush); above 2^-100 the sum rounds to b.
+        if ((wr & 0x7f800000u) == 0u && abs(b) < 7.888609e-31) {
+            let rs = select(1.0, -1.0, (wr >> 31u) != 0u) * f32(wr & 0x7fffffu) * 2.5849394e-26;
+            return (rs + b * 1.8446744e19) * 5.421011e-20;
+        }
+        return r + b;
+    }
     return r;
 }
 
