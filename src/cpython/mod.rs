@@ -364,15 +364,18 @@ pub fn normalise(outcome: &Outcome) -> (Outcome, Vec<&'static str>) {
             changed = true;
         }
         for (_, v) in &mut out.globals {
-            changed |= normalise_value(v, rule);
+            // Rewritten strings may sit in sets: sort those again. Only
+            // those: RustPython's renderer sorts sets and attributes itself,
+            // and sorting every global here hid a renderer that does not
+            // (planted render_attrs_unsorted was never found).
+            if normalise_value(v, rule) {
+                canonical(v);
+                changed = true;
+            }
         }
         if changed {
             used.push(rule.name);
         }
-    }
-    // Rewritten strings may sit in sets: sort them again.
-    for (_, v) in &mut out.globals {
-        canonical(v);
     }
     (out, used)
 }
