@@ -31,10 +31,15 @@
 //! the same state taken at build by code of its own ([`Fingerprint`]) must
 //! come out the same, else the run names what leaked past it
 //! (`stagecheck.gradients._GRADCHECK rebound`), a finding of kind `leak`.
+//! The fingerprint also folds the items of the lists, dicts and sets the
+//! runtime's own modules hold (8 of them: `stagecheck.gradients._levels`,
+//! `stagecheck.ag.dispatch._impls`...), which the shallow restore does not
+//! reach: a run that changes one in place (a tape entered and never left)
+//! is a leak too, and its interpreter is replaced.
 
 use crate::capture;
 use rustpython_vm::{
-    builtins::{PyDict, PyDictRef, PyFunction, PyStr, PyStrInterned, PyType, PyTypeRef}, signal::UserSignalSender, AsObject,
+    builtins::{PyDict, PyDictRef, PyFunction, PyList, PySet, PyStr, PyStrInterned, PyType, PyTypeRef}, signal::UserSignalSender, AsObject,
     Interpreter, PyObjectRef, PyRef, PyResult, Settings, VirtualMachine,
 };
 use std::cell::RefCell;
@@ -74,6 +79,11 @@ pub struct Snapshot {
     /// Per function, its defaults' fold and the VM's version of the
     /// function when it was taken ([`fold_function`]).
     seen: Vec<DefaultsSeen>,
+    /// The lists, dicts and sets the runtime's own modules hold
+    /// (`stagecheck.gradients._levels`, `stagecheck.ag.dispatch._impls`),
+    /// named: the restore does not reach into them (it is shallow), so
+    /// only the fingerprint says when a run changed one in place.
+    containers: Vec<(String, PyObjectRef)>,
 }
 
 /// A function's `__defaults__`/`__kwdefaults__` fold, and the function's
@@ -97,6 +107,7 @@ struct Fingerprint {
     dicts: Vec<u64>,
     classes: Vec<u64>,
     functions: Vec<u64>,
+    containers: Vec<u64>,
 }
 
 impl Fingerprint {
@@ -108,6 +119,7 @@ impl Fingerprint {
                 let names = [vm.ctx.intern_str("__defaults__"), vm.ctx.intern_str("__kwdefaults__")];
                 snapshot.functions.iter().zip(&snapshot.seen).map(|(f, seen)| fold_function(&f.function, seen, names, vm)).collect()
             },
+            containers: snapshot.containers.iter().map(|(_, c)| fold_container(c)).collect(),
         }
     }
 }
@@ -126,6 +138,21 @@ fn fold_dict(dict: &PyDictRef) -> u64 {
         n += 1;
     }
     mix(h, n, n)
+}
+
+/// A list's, dict's or set's items, by identity and in order.
+fn fold_container(container: &PyObjectRef) -> u64 {
+    let items: Vec<(usize, usize)> = if let Some(list) = container.downcast_ref::<PyList>() {
+        list.borrow_vec().iter().map(|x| (x.get_id(), 0)).collect()
+    } else if let Some(dict) = container.downcast_ref::<PyDict>() {
+        dict.items_vec().iter().map(|(k, v)| (k.get_id(), v.get_id())).collect()
+    } else if let Some(set) = container.downcast_ref::<PySet>() {
+        set.elements().iter().map(|x| (x.get_id(), 0)).collect()
+    } else {
+        Vec::new()
+    };
+    let h = items.iter().fold(0xB0C5, |h, &(a, b)| mix(h, a, b));
+    mix(h, items.len(), items.len())
 }
 
 fn fold_class(class: &PyTypeRef) -> u64 {
@@ -338,8 +365,20 @@ impl Snapshot {
             })
             .collect();
         let seen = functions.iter().map(|_| DefaultsSeen::default()).collect();
-        let fingerprint = Fingerprint { dicts: vec![], classes: vec![], functions: vec![] };
-        let mut snapshot = Snapshot { dicts, classes, functions, labels, fingerprint, seen };
+        let mut containers = Vec::new();
+        for ((_, items), label) in dicts.iter().zip(&labels) {
+            if !crate::runtime::owns(label) {
+                continue;
+            }
+            for (key, value) in items {
+                let exact = [vm.ctx.types.list_type, vm.ctx.types.dict_type, vm.ctx.types.set_type];
+                if exact.iter().any(|t| value.class().is(*t)) {
+                    containers.push((format!("{label}.{}", crate::render::str_of(key)), value.clone()));
+                }
+            }
+        }
+        let fingerprint = Fingerprint { dicts: vec![], classes: vec![], functions: vec![], containers: vec![] };
+        let mut snapshot = Snapshot { dicts, classes, functions, labels, fingerprint, seen, containers };
         snapshot.fingerprint = Fingerprint::take(&snapshot, vm);
         snapshot
     }
@@ -383,6 +422,11 @@ impl Snapshot {
                 if let (Some((dict, items)), false) = (&f.dict, found) {
                     leaks.extend(dict_leaks(&format!("{label}.__dict__"), &dict.items_vec(), items));
                 }
+            }
+        }
+        for (i, (label, _)) in self.containers.iter().enumerate() {
+            if now.containers[i] != self.fingerprint.containers[i] {
+                leaks.push(format!("{label} changed in place"));
             }
         }
         if leaks.is_empty() {
@@ -541,6 +585,24 @@ mod tests {
             snapshot.restore(vm);
             assert_eq!(snapshot.leaks(vm), Vec::<String>::new(), "restored");
             assert_eq!(snapshot.leaks(vm), Vec::<String>::new(), "and the cached fold agrees");
+        });
+    }
+
+    /// The runtime's own containers are checked item by item: a run that
+    /// changes one in place leaks past the shallow restore, and says which.
+    #[test]
+    fn a_runtime_container_changed_in_place_is_a_leak_the_restore_cannot_undo() {
+        let (interp, _, snapshot) = super::build(&["math".to_string()], 200, false, false);
+        interp.enter(|vm| {
+            let run = |source: &str| {
+                let scope = vm.new_scope_with_builtins();
+                vm.run_code_string(scope, source, "<test>".into()).map(drop).map_err(|e| format!("{e:?}"))
+            };
+            run("import stagecheck.gradients as g\ng._levels.append(None)\n").unwrap();
+            snapshot.restore(vm);
+            assert_eq!(snapshot.leaks(vm), vec!["stagecheck.gradients._levels changed in place".to_string()]);
+            run("import stagecheck.gradients as g\ng._levels.pop()\n").unwrap();
+            assert_eq!(snapshot.leaks(vm), Vec::<String>::new(), "as built again");
         });
     }
 }
