@@ -565,20 +565,30 @@ pub(crate) mod _stagecheck_sandbox {
 
 #[cfg(test)]
 mod tests {
+    use rustpython_vm::VirtualMachine;
+
+    /// A sandboxed interpreter, its snapshot, and a way to run source in it
+    /// without the executor's restore.
+    fn in_sandbox(f: impl FnOnce(&VirtualMachine, &super::Snapshot, &dyn Fn(&str))) {
+        let (interp, _, snapshot) = super::build(&["math".to_string()], 200, false, false);
+        interp.enter(|vm| {
+            let run = |source: &str| {
+                let scope = vm.new_scope_with_builtins();
+                vm.run_code_string(scope, source, "<test>".into()).map(drop).unwrap_or_else(|e| panic!("{e:?}"))
+            };
+            f(vm, &snapshot, &run)
+        });
+    }
+
     /// The leak check reads a function's defaults again once the VM's
     /// version of it moved (setting them invalidates it): defaults set and
     /// left are a leak, at the first look and at the next (from the cached
     /// fold, the version now fresh), until the restore, and none after it.
     #[test]
     fn defaults_left_rebound_are_a_leak_whatever_the_version_did() {
-        let (interp, _, snapshot) = super::build(&["math".to_string()], 200, false, false);
-        interp.enter(|vm| {
-            let run = |source: &str| {
-                let scope = vm.new_scope_with_builtins();
-                vm.run_code_string(scope, source, "<test>".into()).map(drop).map_err(|e| format!("{e:?}"))
-            };
+        in_sandbox(|vm, snapshot, run| {
             assert_eq!(snapshot.leaks(vm), Vec::<String>::new(), "as built");
-            run("import stagecheck.gradients as g\ng._gradcheck_on.__defaults__ = (1,)\n").unwrap();
+            run("import stagecheck.gradients as g\ng._gradcheck_on.__defaults__ = (1,)\n");
             let leaks = snapshot.leaks(vm);
             assert!(leaks.iter().any(|l| l.ends_with("_gradcheck_on.__defaults__ rebound")), "{leaks:?}");
             assert_eq!(snapshot.leaks(vm), leaks, "a second look sees the same");
@@ -592,16 +602,11 @@ mod tests {
     /// changes one in place leaks past the shallow restore, and says which.
     #[test]
     fn a_runtime_container_changed_in_place_is_a_leak_the_restore_cannot_undo() {
-        let (interp, _, snapshot) = super::build(&["math".to_string()], 200, false, false);
-        interp.enter(|vm| {
-            let run = |source: &str| {
-                let scope = vm.new_scope_with_builtins();
-                vm.run_code_string(scope, source, "<test>".into()).map(drop).map_err(|e| format!("{e:?}"))
-            };
-            run("import stagecheck.gradients as g\ng._levels.append(None)\n").unwrap();
+        in_sandbox(|vm, snapshot, run| {
+            run("import stagecheck.gradients as g\ng._levels.append(None)\n");
             snapshot.restore(vm);
             assert_eq!(snapshot.leaks(vm), vec!["stagecheck.gradients._levels changed in place".to_string()]);
-            run("import stagecheck.gradients as g\ng._levels.pop()\n").unwrap();
+            run("import stagecheck.gradients as g\ng._levels.pop()\n");
             assert_eq!(snapshot.leaks(vm), Vec::<String>::new(), "as built again");
         });
     }
