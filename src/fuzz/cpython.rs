@@ -7,6 +7,7 @@
 use super::case::Case;
 use super::signature::Signature;
 use crate::cpython::{self, CpythonVerdict, Python};
+use crate::reduce::finding::{reduce_side_finding, SideOracle};
 use crate::worker::Worker;
 use serde::Serialize;
 use stagecheck_generator::Family;
@@ -57,34 +58,14 @@ pub const REDUCE_FACTOR: u32 = 3;
 /// headed like the modes' reductions, replayed by `check --oracle cpython`.
 /// Best effort, as theirs: a failed reduction is reported, the finding stays.
 pub fn reduce_saved(dir: &Path, python: &Python, exec: &crate::executor::Config, budget: Duration) {
-    if let Err(e) = reduce_into(dir, python, exec, budget) {
-        eprintln!("stagecheck fuzz: {}: not reduced: {e}", dir.display());
-    }
-}
-
-fn reduce_into(dir: &Path, python: &Python, exec: &crate::executor::Config, budget: Duration) -> Result<(), String> {
-    let (input, out) = (dir.join("program.py"), dir.join("reduced.py"));
-    let text = std::fs::read_to_string(&input).map_err(|e| format!("{}: {e}", input.display()))?;
-    let (header, body) = crate::reduce::finding::split_header(&text);
-    let kind = std::fs::read_to_string(dir.join("signature.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<Signature>(&t).ok())
-        .map(|s| s.kind)
-        .ok_or("no signature.json")?;
-    let mut worker = Worker::spawn(None, exec.clone());
-    let path = input.display().to_string();
-    let mut differs = |candidate: &str| match worker.run(candidate, &path) {
-        Ok(original) => cpython::check(python, &original, candidate, &path, exec).1.difference_kind() == Some(kind.as_str()),
+    let oracle = SideOracle { name: "cpython", replay: "--oracle cpython", default_kind: None };
+    let still = |worker: &mut Worker, candidate: &str, path: &str, kind: &str| match worker.run(candidate, path) {
+        Ok(original) => cpython::check(python, &original, candidate, path, exec).1.difference_kind() == Some(kind),
         Err(_) => false,
     };
-    if !differs(body) {
-        return Err(format!("CPython no longer differs ({kind})"));
+    if let Err(e) = reduce_side_finding(dir, exec, budget, &oracle, still) {
+        eprintln!("stagecheck fuzz: {}: not reduced: {e}", dir.display());
     }
-    let r = crate::reduce::reduce(body, budget, &mut differs, &mut |_| {})?;
-    let mut head = crate::reduce::finding::reduced_head(&format!("{kind}-cpython"), &r, &input, &header);
-    head.push(format!("# replay: {}stagecheck check --oracle cpython {}", crate::reduce::finding::plant_prefix(), out.display()));
-    let file = format!("{}\n\n{}", head.join("\n"), r.source);
-    super::report::atomic_write(&out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))
 }
 
 /// Why tensor programs are not compared.

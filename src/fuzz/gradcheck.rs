@@ -13,6 +13,7 @@ use super::case::Case;
 use super::signature::Signature;
 use crate::gradcheck::{gradcheck, GradCheck};
 use crate::executor::Config;
+use crate::reduce::finding::{reduce_side_finding, SideOracle};
 use crate::worker::Worker;
 use std::path::Path;
 use std::time::Duration;
@@ -47,28 +48,12 @@ pub fn check_case(worker: &mut Worker, case: &Case) -> Option<(Signature, GradCh
 /// `check --gradcheck`.
 /// Best effort, as theirs: a failed reduction is reported, the finding stays.
 pub fn reduce_saved(dir: &Path, exec: &Config, budget: Duration) {
-    if let Err(e) = reduce_into(&dir.join("program.py"), &dir.join("reduced.py"), exec, budget) {
+    let oracle = SideOracle { name: "gradcheck", replay: "--gradcheck", default_kind: Some("gradient") };
+    let still = |worker: &mut Worker, candidate: &str, path: &str, kind: &str| {
+        gradcheck(worker, candidate, path).is_ok_and(|g| g.kind() == Some(kind))
+    };
+    if let Err(e) = reduce_side_finding(dir, exec, budget, &oracle, still) {
         eprintln!("stagecheck fuzz: {}: not reduced: {e}", dir.display());
     }
 }
 
-fn reduce_into(input: &Path, out: &Path, exec: &Config, budget: Duration) -> Result<(), String> {
-    let text = std::fs::read_to_string(input).map_err(|e| format!("{}: {e}", input.display()))?;
-    let (header, body) = crate::reduce::finding::split_header(&text);
-    let signature = input.with_file_name("signature.json");
-    let kind = std::fs::read_to_string(&signature)
-        .ok()
-        .and_then(|t| serde_json::from_str::<Signature>(&t).ok())
-        .map_or_else(|| "gradient".to_string(), |s| s.kind);
-    let mut worker = Worker::spawn(None, exec.clone());
-    let path = input.display().to_string();
-    let mut misses = |candidate: &str| gradcheck(&mut worker, candidate, &path).is_ok_and(|g| g.kind() == Some(kind.as_str()));
-    if !misses(body) {
-        return Err(format!("the gradient check no longer fails ({kind})"));
-    }
-    let r = crate::reduce::reduce(body, budget, &mut misses, &mut |_| {})?;
-    let mut head = crate::reduce::finding::reduced_head(&format!("{kind}-gradcheck"), &r, input, &header);
-    head.push(format!("# replay: {}stagecheck check --gradcheck {}", crate::reduce::finding::plant_prefix(), out.display()));
-    let file = format!("{}\n\n{}", head.join("\n"), r.source);
-    super::report::atomic_write(out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))
-}

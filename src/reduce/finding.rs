@@ -272,6 +272,53 @@ pub fn reduced_head(signature: &str, r: &crate::reduce::Reduction, input: &Path,
     head
 }
 
+/// An oracle beside the modes' (the gradient check, CPython) whose saved
+/// findings are reduced with the oracle itself as the predicate.
+pub struct SideOracle<'a> {
+    /// The signature's mode (`gradcheck`, `cpython`): the reduced header's
+    /// `<kind>-<name>`, and said when the finding no longer reproduces.
+    pub name: &'a str,
+    /// `check`'s flag that replays it (`--gradcheck`, `--oracle cpython`).
+    pub replay: &'a str,
+    /// The kind when the finding has no readable `signature.json` (None:
+    /// not reduced).
+    pub default_kind: Option<&'a str>,
+}
+
+/// Reduces the finding of `oracle` saved in `dir` (its `program.py`) into
+/// `reduced.py`, keeping candidates for which `still(worker, candidate,
+/// path, kind)` says the oracle fails the same way (the kind of its
+/// `signature.json`); headed like the modes' reductions, replayed by
+/// `check` with the oracle's flag.
+pub fn reduce_side_finding(
+    dir: &Path,
+    exec: &Config,
+    budget: Duration,
+    oracle: &SideOracle,
+    mut still: impl FnMut(&mut Worker, &str, &str, &str) -> bool,
+) -> Result<(), String> {
+    let (input, out) = (dir.join("program.py"), dir.join("reduced.py"));
+    let text = std::fs::read_to_string(&input).map_err(|e| format!("{}: {e}", input.display()))?;
+    let (header, body) = split_header(&text);
+    let kind = std::fs::read_to_string(dir.join("signature.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<crate::fuzz::signature::Signature>(&t).ok())
+        .map(|s| s.kind)
+        .or_else(|| oracle.default_kind.map(str::to_string))
+        .ok_or("no signature.json")?;
+    let mut worker = Worker::spawn(None, exec.clone());
+    let path = input.display().to_string();
+    let mut fails = |candidate: &str| still(&mut worker, candidate, &path, &kind);
+    if !fails(body) {
+        return Err(format!("the {} oracle no longer fails ({kind})", oracle.name));
+    }
+    let r = reduce(body, budget, &mut fails, &mut |_| {})?;
+    let mut head = reduced_head(&format!("{kind}-{}", oracle.name), &r, &input, &header);
+    head.push(format!("# replay: {}stagecheck check {} {}", plant_prefix(), oracle.replay, out.display()));
+    let file = format!("{}\n\n{}", head.join("\n"), r.source);
+    crate::fuzz::report::atomic_write(&out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))
+}
+
 /// The one command that replays a reduced program (in a build with planted
 /// bugs, with the `STAGECHECK_PLANT` that chose the bug).
 pub fn replay_command(modes: &[Mode], under_test: Option<&crate::targets::Target>, file: &Path) -> String {
