@@ -113,17 +113,20 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
     Checked { kind, micros: started.elapsed().as_micros() as u64 }
 }
 
-/// The first run of `report` whose GPU flushed subnormals, when every
-/// difference is one such a flush can cause (how the run ended, its output,
-/// its values; not a crash, a leak, a node beyond its bound, a converter's).
+/// Where the GPU flushed subnormals in the mode the verdict blames, when
+/// every difference is one such a flush can cause (how the run ended, its
+/// output, its values; not a crash, a leak, a node beyond its bound, a
+/// converter's). A flush in another mode's run excuses nothing: the modes
+/// before the blamed one agreed, and a mode that ran no GPU graph parted
+/// ways on its own.
 fn flushed(report: &crate::check::CheckReport) -> Option<String> {
     use crate::oracle::Difference::{Global, Stdout, Terminal};
-    let Verdict::Diverged { differences, .. } = &report.verdict else { return None };
+    let Verdict::Diverged { mode, differences } = &report.verdict else { return None };
     if !differences.iter().all(|d| matches!(d, Terminal { .. } | Stdout { .. } | Global { .. })) {
         return None;
     }
-    report.runs.iter().find_map(|(mode, run)| match run {
-        crate::modes::ModeRun::Ran { outcome } => outcome.gpu_flushed.as_ref().map(|note| format!("{mode}: {note}")),
+    report.runs.iter().find_map(|(m, run)| match run {
+        crate::modes::ModeRun::Ran { outcome } if m == mode => outcome.gpu_flushed.as_ref().map(|note| format!("{m}: {note}")),
         _ => None,
     })
 }
@@ -216,7 +219,8 @@ mod tests {
 
     /// A divergence in values after a GPU flush is the platform's; a crash
     /// or a node beyond its bound stays a finding, and so does a divergence
-    /// in a run that flushed nothing.
+    /// in a run that flushed nothing, or blamed on a mode other than the
+    /// one that flushed.
     #[test]
     fn only_value_differences_after_a_flush_are_the_platforms() {
         use crate::executor::{Outcome, Terminal, Value};
@@ -234,5 +238,10 @@ mod tests {
         assert_eq!(flushed(&report(vec![global()], &outcome)).as_deref(), Some("staged-gpu: Minimum -> float32: element 0"));
         assert_eq!(flushed(&report(vec![Difference::Crash { message: "x".into() }], &outcome)), None, "a crash");
         assert_eq!(flushed(&report(vec![global(), Difference::GpuOp { node: "n".into() }], &outcome)), None, "a node beyond its bound");
+        let elsewhere = crate::check::CheckReport {
+            verdict: Verdict::Diverged { mode: Mode::Unstaged, differences: vec![global()] },
+            ..report(vec![], &outcome)
+        };
+        assert_eq!(flushed(&elsewhere), None, "the flush was in another mode than the one blamed");
     }
 }
