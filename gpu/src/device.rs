@@ -211,6 +211,19 @@ fn opened() -> &'static Result<Gpu, GpuUnavailable> {
 }
 
 impl Gpu {
+    /// Runs one small kernel and reads its result back, so that a driver
+    /// opens what it opens lazily (NVIDIA's device nodes) now: a worker
+    /// does this before confining itself (`src/worker/serve.rs`). Errors
+    /// are the first run's to meet and report.
+    pub fn warm_up(&self) {
+        let Ok(x) = graph::Tensor::from_f32(vec![1.0; 256], &[256]) else { return };
+        if let Ok(up) = self.upload(&x) {
+            if let Ok(sum) = self.eval(&graph::Op::Add, &[&up, &up]) {
+                let _ = self.download(&sum);
+            }
+        }
+    }
+
     /// Whether [`shared`] has a GPU; else why not.
     pub fn available() -> Result<&'static Gpu, String> {
         opened().as_ref().map_err(|e| e.to_string())

@@ -38,17 +38,6 @@ pub fn serve() -> std::process::ExitCode {
     }
 }
 
-/// Runs one small kernel on `gpu` and reads its result back (errors are
-/// the first run's to meet and report).
-fn warm_up(gpu: &stagecheck_gpu::Gpu) {
-    let Ok(x) = graph::Tensor::from_f32(vec![1.0; 256], &[256]) else { return };
-    if let Ok(up) = gpu.upload(&x) {
-        if let Ok(sum) = gpu.eval(&graph::Op::Add, &[&up, &up]) {
-            let _ = gpu.download(&sum);
-        }
-    }
-}
-
 fn serve_on_this_thread() -> io::Result<()> {
     let mut input = BufReader::new(io::stdin().lock());
     let mut output = BufWriter::new(io::stdout().lock());
@@ -65,7 +54,7 @@ fn serve_on_this_thread() -> io::Result<()> {
         // (NVIDIA's device nodes) while it still may; `confine` lets it
         // open those nodes again, and nothing else.
         if let Some(gpu) = stagecheck_gpu::shared() {
-            warm_up(gpu);
+            gpu.warm_up();
         }
     }
     let confinement = super::confine::confine(executor.config());
