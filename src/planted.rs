@@ -121,6 +121,12 @@ pub const CATALOGUE: &[Bug] = &[
         "return pass: a `try`'s `else` runs after a `return` in its body (AutoGraph's kind)",
         "the else clause is guarded for break/continue flags but the return pass's flag is not checked",
     ),
+    bug(
+        "hoist_user_functions",
+        Converter,
+        "hoisting: the program's own functions defined in a converted body move out with the generated ones, defined once per call instead of at each execution (defaults and closures taken too early)",
+        "the walk takes every plain function in a generated body for scaffolding, forgetting that only the converter's fresh names are",
+    ),
     // Runtime operators (executor/runtime/stagecheck/ag), installed by executor/src/planted.rs.
     bug(
         "and_evaluates_all",
@@ -143,8 +149,14 @@ pub const CATALOGUE: &[Bug] = &[
     bug(
         "or_returns_bool",
         RuntimeOperators,
-        "`or_` returns True, not its first true operand, outside tests",
+        "`or_` (native) returns True, not its first true operand, outside tests",
         "the `test=True` shortcut (a bool for if/while tests) applied to every use",
+    ),
+    bug(
+        "ld_keeps_name_error",
+        RuntimeOperators,
+        "`ld` (native) lets the nested function's NameError through where the original raised UnboundLocalError",
+        "in Rust the error's class is matched by hand; the translation's arm is skipped when the test is written too narrowly",
     ),
     bug(
         "assert_msg_not_called",

@@ -221,11 +221,13 @@ planted_bugs! {
     global_write_lost_in_loop,
     lambda_late_binding_lost,
     try_else_after_return,
+    hoist_user_functions,
     // runtime operators
     and_evaluates_all,
     compare_middle_twice,
     while_test_once_more,
     or_returns_bool,
+    ld_keeps_name_error,
     assert_msg_not_called,
     // staging runtime
     guards_skip_globals,

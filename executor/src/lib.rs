@@ -9,6 +9,7 @@
 //!   recursion (RustPython's own RecursionError).
 //! - [`sandbox`]: what a program can import and reach; [`runtime`]: the
 //!   `stagecheck` package converted programs import.
+//! - [`operators`]: the converter's runtime operators, native (`_stagecheck_ag`).
 //! - [`addresses`]: default-repr addresses named by first appearance;
 //!   [`tensors`]: the native tensor module and the tracer (staging).
 //!
@@ -32,6 +33,7 @@ pub mod config;
 pub mod executor;
 pub mod guards;
 pub mod nesting;
+pub mod operators;
 mod os_probe;
 pub mod outcome;
 pub mod planted;

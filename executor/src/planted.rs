@@ -42,13 +42,6 @@ pub const SLIPS: &[Slip] = &[
         new: "g * (1 - y)",
     },
     Slip {
-        name: "or_returns_bool",
-        module: "stagecheck.ag.logical",
-        function: "or_",
-        old: "return True if test else value",
-        new: "return True",
-    },
-    Slip {
         name: "assert_msg_not_called",
         module: "stagecheck.ag.exceptions",
         function: "assert_stmt",
@@ -94,12 +87,12 @@ pub const RUNTIME: &[(&str, &str)] = &[
     (
         // `and_` evaluates every operand, even after a false one.
         "and_evaluates_all",
-        "def and_(*operands, test=False):\n    values = [op() for op in operands]\n    for v in values[:-1]:\n        if not v:\n            return False if test else v\n    return values[-1]\nag.and_ = and_\n",
+        "def and_(first, *operands, test=False):\n    values = [first] + [op() for op in operands]\n    for v in values[:-1]:\n        if not v:\n            return False if test else v\n    return values[-1]\nag.and_ = and_\n",
     ),
     (
         // A chained comparison evaluates its middle operand twice.
         "compare_middle_twice",
-        "_ops = ag.logical._COMPARISONS\ndef compare(left, *rest):\n    for i in range(0, len(rest), 2):\n        right = rest[i + 1]()\n        if i + 2 < len(rest):\n            rest[i + 1]()\n        result = _ops[rest[i]](left, right)\n        if i == len(rest) - 2 or not result:\n            return result\n        left = right\nag.compare = compare\n",
+        "_ops = {'==': lambda a, b: a == b, '!=': lambda a, b: a != b, '<': lambda a, b: a < b, '<=': lambda a, b: a <= b, '>': lambda a, b: a > b, '>=': lambda a, b: a >= b, 'is': lambda a, b: a is b, 'is not': lambda a, b: a is not b, 'in': lambda a, b: a in b, 'not in': lambda a, b: a not in b}\ndef compare(left, *rest):\n    for i in range(0, len(rest), 2):\n        right = rest[i + 1]()\n        if i + 2 < len(rest):\n            rest[i + 1]()\n        result = _ops[rest[i]](left, right)\n        if i == len(rest) - 2 or not result:\n            return result\n        left = right\nag.compare = compare\n",
     ),
     (
         // The loop test runs once more after the loop ends.
@@ -114,13 +107,24 @@ pub const RUNTIME: &[(&str, &str)] = &[
     ),
 ];
 
+/// The native operators' planted bugs (`operators/`, checked with [`native`]).
+pub const NATIVE: &[&str] = &["or_returns_bool", "ld_keeps_name_error"];
+
+/// Whether the native operators' planted bug `name` is active: the
+/// environment read once, as the operators ask on every call.
+#[inline(always)]
+pub fn native(name: &str) -> bool {
+    static PLANT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    cfg!(feature = "planted-bugs") && PLANT.get_or_init(|| std::env::var("STAGECHECK_PLANT").ok()).as_deref() == Some(name)
+}
+
 /// The executor's own planted bugs: rendering (checked with [`active`] in
 /// `render.rs`) and the restore between runs (`sandbox.rs`).
 pub const EXECUTOR: &[&str] = &["render_bool_as_int", "render_attrs_unsorted", "restore_compares_keys_only"];
 
 /// Every planted bug of this crate: the slips, the replacements, the executor's.
 pub fn names() -> impl Iterator<Item = &'static str> {
-    SLIPS.iter().map(|s| s.name).chain(RUNTIME.iter().map(|(n, _)| *n)).chain(EXECUTOR.iter().copied())
+    SLIPS.iter().map(|s| s.name).chain(RUNTIME.iter().map(|(n, _)| *n)).chain(NATIVE.iter().copied()).chain(EXECUTOR.iter().copied())
 }
 
 /// Whether `restore_compares_keys_only` is planted, read once (the restore

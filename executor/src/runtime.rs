@@ -132,6 +132,7 @@ pub(crate) fn install(vm: &VirtualMachine) {
         }
     }
     crate::tensors::remember_runtime(vm);
+    crate::operators::remember_runtime(vm);
 }
 
 /// The bytecode of [`MODULES`], compiled once per process: compiling them

@@ -246,6 +246,7 @@ pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool, debu
     defs.push(capture::_stagecheck_io::module_def(&builder.ctx));
     defs.push(_stagecheck_sandbox::module_def(&builder.ctx));
     defs.push(crate::tensors::module::_stagecheck_tensor::module_def(&builder.ctx));
+    defs.push(crate::operators::_stagecheck_ag::module_def(&builder.ctx));
     let interp = builder
         .add_native_modules(&defs)
         .init_hook(move |vm| vm.set_user_signal_channel(rx))
@@ -544,7 +545,7 @@ pub(crate) mod _stagecheck_sandbox {
         if crate::runtime::owns(&name_str) {
             return crate::runtime::import(vm, &name_str, fromlist.into_option());
         }
-        if !allowed && *name_str != *crate::tensors::module::NAME {
+        if !allowed && *name_str != *crate::tensors::module::NAME && *name_str != *crate::operators::NAME {
             let list = super::ALLOWED.with(|a| a.borrow().join(", "));
             return Err(vm.new_import_error(
                 format!("stagecheck sandbox: import of '{name_str}' is not allowed (allowed: {list})"),

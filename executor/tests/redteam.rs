@@ -308,15 +308,18 @@ fn poisoned_runtime_state_does_not_reach_the_next_run() {
     let mut w = Worker::new(Config::default());
     let clean = run(&mut w, CONVERTED_IF);
     assert_eq!(clean.stdout, "1 2\n");
+    // The operators are native (no attributes, defaults or code to poison);
+    // the runtime's Python functions (`ldu_all`) are probed instead.
     let cf = "from stagecheck.ag import control_flow as cf\n";
+    let v = "from stagecheck.ag import variables as v\n";
     for poison in [
-        format!("{cf}cf.if_stmt.runs = 1"),
-        format!("{cf}cf.if_stmt.__dict__['x'] = 1"),
-        format!("{cf}cf.if_stmt.__defaults__ = (1,)"),
-        format!("{cf}cf.if_stmt.__kwdefaults__ = {{'x': 1}}"),
+        format!("{v}v.ldu_all.runs = 1"),
+        format!("{v}v.ldu_all.__dict__['x'] = 1"),
+        format!("{v}v.ldu_all.__defaults__ = (1,)"),
+        format!("{v}v.ldu_all.__kwdefaults__ = {{'x': 1}}"),
         format!("{cf}cf.if_stmt = lambda c, b, o, *a: o()"),
-        format!("{cf}cf.dispatch.staged_types = (int,)"),
-        format!("{cf}cf.if_stmt.__code__ = cf.while_stmt.__code__"),
+        format!("{cf}import stagecheck.ag.dispatch as d\nd.staged_types = (int,)"),
+        format!("{v}v.ldu_all.__code__ = v._unbound_template.__code__"),
         format!("import stagecheck as sc\nsc.ag.if_stmt = None"),
         format!("{cf}cf.__builtins__['isinstance'] = lambda a, b: True"),
         "__builtins__.print = None".to_owned(),
@@ -327,7 +330,7 @@ fn poisoned_runtime_state_does_not_reach_the_next_run() {
         let b = run(&mut w, CONVERTED_IF);
         assert_eq!(b.terminal, Terminal::Completed, "after {poison}: {}", b.stdout);
         assert_eq!(b.stdout, "1 2\n", "after {poison}");
-        let probe = run(&mut w, "from stagecheck.ag import control_flow as cf\nprint(hasattr(cf.if_stmt, 'runs'), cf.if_stmt.__defaults__, cf.if_stmt.__kwdefaults__)");
+        let probe = run(&mut w, "from stagecheck.ag import variables as v\nprint(hasattr(v.ldu_all, 'runs'), v.ldu_all.__defaults__, v.ldu_all.__kwdefaults__)");
         assert_eq!(probe.stdout, "False None None\n", "after {poison}");
     }
     still_alive(&mut w);

@@ -98,7 +98,7 @@ def orelse():
     print('orelse')
 ag__.if_stmt(True, body, orelse, None, None, (), 0)
 ag__.if_stmt([], body, orelse, None, None, (), 0)
-print(ag__.and_(lambda: 0, lambda: 1 / 0), ag__.or_(lambda: '', lambda: 'b'))
+print(ag__.and_(0, lambda: 1 / 0), ag__.or_('', lambda: 'b'))
 print(ag__.compare(1, '<', lambda: 2, '<', lambda: 3), ag__.get_item([4, 5], 1))
 ",
     );
@@ -123,11 +123,21 @@ fn an_error_inside_an_operator_is_reported_at_the_program_line() {
     let out = run("from stagecheck import ag as ag__\nx = 1\n\ny = []\nag__.get_item(y, 3)\n");
     let (exc_type, message, line) = raised(&out);
     assert_eq!((exc_type, message, line), ("IndexError", "list index out of range", Some(5)));
+    // A native operator adds no frame: the innermost is the program's.
+    let Terminal::Raised { traceback, .. } = &out.terminal else { unreachable!() };
+    assert_eq!(traceback.last().map(|f| (f.file.as_str(), f.line)), Some(("prog.py", 5)));
+    // One written in Python (`assert_stmt`) has a frame under the runtime's prefix.
+    let out = run("from stagecheck import ag as ag__
+
+ag__.assert_stmt(0 > 1, lambda: 'no')
+");
+    let (exc_type, message, line) = raised(&out);
+    assert_eq!((exc_type, message, line), ("AssertionError", "no", Some(3)));
     let Terminal::Raised { traceback, .. } = &out.terminal else { unreachable!() };
     let innermost = traceback.last().expect("frames");
-    assert_eq!(innermost.file, runtime::file_name("stagecheck.ag.slices"));
-    assert_eq!(innermost.file, "<runtime>/stagecheck/ag/slices.py");
-    assert_eq!(innermost.function, "get_item");
+    assert_eq!(innermost.file, runtime::file_name("stagecheck.ag.exceptions"));
+    assert_eq!(innermost.file, "<runtime>/stagecheck/ag/exceptions.py");
+    assert_eq!(innermost.function, "assert_stmt");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! A function, lambda, class or comprehension the program defines in a
 //! converted `if`/`while`/`for` body now sits in a generated function
 //! (`loop_body`, `if_body`, ...), and an operand of `and`, `or`, a ternary or
-//! a chained comparison in a generated lambda (`ag__.and_(lambda: a, lambda:
+//! a chained comparison in a generated lambda (`ag__.and_(a, lambda:
 //! b)`); without more, its `__qualname__`, and every message and repr made
 //! from it, would name them: `f.<locals>.loop_body.<locals>.g` where the
 //! original says `f.<locals>.g`.

@@ -1,7 +1,9 @@
-//! Pass 9, logical expressions: `a and b` → `ag__.and_(lambda: a, lambda:
-//! b)`, `or` likewise, `not a` → `ag__.not_(a)`, and chained comparisons
+//! Pass 10, logical expressions: `a and b` → `ag__.and_(a, lambda: b)`,
+//! `or` likewise, `not a` → `ag__.not_(a)`, and chained comparisons
 //! `a < b < c` → `ag__.compare(a, '<', lambda: b, '<', lambda: c)`: every
-//! operand evaluated at most once, lazily, in order. An `and`/`or`/`not` whose
+//! operand evaluated at most once, lazily, in order. The first operand,
+//! which Python always evaluates, is passed as a value (as `compare`'s
+//! left one): a lambda fewer to make and call each time. An `and`/`or`/`not` whose
 //! value is only tested for truth (the test of `if`, `while`, `assert`, a
 //! ternary or a comprehension filter, the operand of `not`, and operands of
 //! such an `and`/`or`) gets `test=True`, so every `__bool__` runs once, as
@@ -26,7 +28,8 @@ pub fn run(body: &mut [Stmt], cx: &FunctionContext) {
         Expr::BoolOp(b) if b.values.iter().all(thunkable) => {
             let op = cx.op(if b.op == BoolOp::And { "and_" } else { "or_" });
             let in_test = tests.contains(&b.range);
-            *e = ast_build::call(op, b.values.iter_mut().map(|v| thunk(take(v))).collect());
+            let operands = b.values.iter_mut().enumerate().map(|(i, v)| if i == 0 { take(v) } else { thunk(take(v)) });
+            *e = ast_build::call(op, operands.collect());
             if in_test {
                 test_flag(e);
             }

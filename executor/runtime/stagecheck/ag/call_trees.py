@@ -8,9 +8,12 @@ ordinary call: arguments are evaluated, bound and checked by Python, with
 Python's own errors.
 """
 
-from stagecheck.ag import dispatch
+from _stagecheck_ag import converted_call
 
-_BUILTIN = type(len)
+# Read by the native `converted_call` (executor/src/operators/expressions.rs)
+# at every call, as is `dispatch.call_check`: the callee first goes to
+# `call_check` when it is set; only builtin functions and plain classes are
+# looked up here (their hashes are identities, so no user code runs).
 _overloads = {}
 
 
@@ -18,14 +21,3 @@ def overload(builtin, replacement):
     """Calls of `builtin` from converted code go to `replacement`."""
     _overloads[builtin] = replacement
 
-
-def converted_call(f):
-    if dispatch.call_check is not None:
-        dispatch.call_check(f)
-    # Only builtin functions and plain classes are looked up: their hashes are
-    # identities, so no user code (a __hash__, a __eq__) runs here.
-    if _overloads:
-        kind = type(f)
-        if kind is _BUILTIN or kind is type:
-            return _overloads.get(f, f)
-    return f

@@ -1,9 +1,5 @@
-"""Mirrors the `conditional_expressions` converter: `a if cond else b`."""
+"""Mirrors the `conditional_expressions` converter: `a if cond else b`
+becomes `if_exp(cond, lambda: a, lambda: b, expr_repr)`, native
+(`_stagecheck_ag`, executor/src/operators/expressions.rs)."""
 
-from stagecheck.ag import dispatch
-
-
-def if_exp(cond, if_true, if_false, expr_repr):
-    if isinstance(cond, dispatch.staged_types):
-        return dispatch.impl('if_exp')(cond, if_true, if_false, expr_repr)
-    return if_true() if cond else if_false()
+from _stagecheck_ag import if_exp

@@ -1,9 +1,9 @@
 """Which values are staged, and which implementation handles them.
 
-Every operator first tests `isinstance(x, dispatch.staged_types)` on the
-value its decision depends on (a condition, an iterable, a callee): inline,
-not through a function, as the operators run on every statement of converted
-code; `isinstance` of the empty tuple is False. Nothing is staged until the staging
+Every operator (native: executor/src/operators/) first tests whether the
+value its decision depends on (a condition, an iterable, a target) is an
+instance of one of `staged_types`, by its class alone, reading this
+module's globals at every call. Nothing is staged until the staging
 runtime registers its types and implementations here (`register`), so the
 converter never changes when staging arrives: plain values run now, staged
 values go to `impl(name)`.

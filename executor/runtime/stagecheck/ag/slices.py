@@ -1,17 +1,6 @@
-"""Mirrors the `slices` converter: `x[i]` and `x[i] = v`."""
+"""Mirrors the `slices` converter: `x[i]` is `get_item(x, i)`, and
+`x[i] = v` is `set_item(target=x, key=i, value=v)`: converted code passes
+the arguments by keyword in Python's evaluation order (value, target, key).
+Native (`_stagecheck_ag`, executor/src/operators/expressions.rs)."""
 
-from stagecheck.ag import dispatch
-
-
-def get_item(target, i):
-    if isinstance(target, dispatch.staged_types):
-        return dispatch.impl('get_item')(target, i)
-    return target[i]
-
-
-def set_item(target, key, value):
-    """`target[key] = value`. Converted code passes the arguments by keyword
-    in Python's evaluation order (value, target, key)."""
-    if isinstance(target, dispatch.staged_types):
-        return dispatch.impl('set_item')(target, key, value)
-    target[key] = value
+from _stagecheck_ag import get_item, set_item

@@ -39,17 +39,12 @@ class UndefinedReturnValue:
     """The return value of a function before any `return` ran."""
 
 
-def ld(thunk, name):
-    """Reads local `name` of the enclosing converted function through `thunk`."""
-    try:
-        value = thunk()
-    except NameError:
-        raise UnboundLocalError(_UNBOUND.replace('stagecheck_probe_', name)) from None
-    if isinstance(value, Undefined):
-        # Only staged control flow leaves Undefined in a variable.
-        from stagecheck.ag import dispatch
-        dispatch.impl('undefined_read')(name, value)
-    return value
+# `ld(thunk, name)` reads local `name` of the enclosing converted function
+# through `thunk`, raising UnboundLocalError (with `_UNBOUND`'s message)
+# where the thunk's read raised NameError; a value `Undefined` goes to the
+# staged implementation 'undefined_read'. Native: converted code calls it
+# at every such read (executor/src/operators/variables.rs).
+from _stagecheck_ag import ld
 
 
 _UNBOUND_CELL = object()

@@ -72,7 +72,7 @@ def _staged(impl, eager):
 
 _dispatch.register([Tensor, SymbolicRange], {
     'undefined_read': _undefined_read,
-    'if_stmt': _staged(if_stmt, lambda c, body, orelse, *_: body() if c else orelse()),
+    'if_stmt': _staged(if_stmt, lambda c, body, orelse, *_: body() if c else orelse and orelse()),
     'while_stmt': _staged(while_stmt, lambda c, test, body, *_: _eager_while(c, test, body)),
     'for_stmt': lambda it, *rest: for_stmt(it, *rest) if (_staged_value(it) or isinstance(it, SymbolicRange)) else _eager_for(it, *rest[:2]),
     'if_exp': _staged(if_exp, lambda c, t, f, _: t() if c else f()),

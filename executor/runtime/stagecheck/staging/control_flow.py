@@ -78,8 +78,12 @@ def _check_branch_states(names, then_state, else_state, one_sided):
             raise StagingError("'%s' is a Python value that a staged if changes (%r or %r)" % (name, a, b))
 
 
+def _no_branch():
+    """The branch of an `if` with no `else` (converted code passes None)."""
+
+
 def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, lists=None):
-    """`names[:nouts]` are the statement's outputs (live after it); the
+    """`orelse` is None for an `if` without `else`. `names[:nouts]` are the statement's outputs (live after it); the
     rest are names a branch binds that nothing reads after: reset before
     each branch and after the node, so no branch sees another's values.
     An output that only one branch binds (and was unbound before) becomes
@@ -90,6 +94,8 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, lists=None):
     given by the scope the statement is (None: run as one); both branches
     start from their values and give them back after the state's tensors,
     and the cond's last outputs are the lists after it."""
+    if orelse is None:
+        orelse = _no_branch
     if _signature(cond) != ('bool', ()):
         raise StagingError('the condition of a staged if must be a bool scalar, not %s %s' % _signature(cond))
     if lists is None:
