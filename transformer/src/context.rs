@@ -24,6 +24,10 @@ pub struct FunctionContext<'n> {
     /// `not do_return`), by the loop statement's range; set by the break and
     /// return passes, consumed by control_flow (AutoGraph's `extra_test`).
     pub extra_tests: HashMap<TextRange, Vec<String>>,
+    /// Whether the function is nested in another function: a name it
+    /// neither binds nor declares may then be that function's variable
+    /// rather than a global (pass 13 needs to know which).
+    pub enclosed: bool,
 }
 
 impl FunctionContext<'_> {

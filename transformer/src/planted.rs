@@ -15,6 +15,7 @@ pub const NAMES: &[&str] = &[
     "global_write_lost_in_loop",
     "lambda_late_binding_lost",
     "try_else_after_return",
+    "hoist_user_functions",
 ];
 
 /// Whether the planted bug `name` is active (a constant `false` without

@@ -1,4 +1,4 @@
-//! Pass 3, `assert test, msg` → `ag__.assert_stmt(test, lambda: msg)`: the
+//! Pass 4, `assert test, msg` → `ag__.assert_stmt(test, lambda: msg)`: the
 //! message is evaluated only when the assertion fails, as in Python.
 
 use super::expressions::thunkable;

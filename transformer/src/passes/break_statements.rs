@@ -1,4 +1,4 @@
-//! Pass 2, `break`: lowered to a flag (AutoGraph's break_statements).
+//! Pass 3, `break`: lowered to a flag (AutoGraph's break_statements).
 //!
 //! ```text
 //! while test:          break_ = False

@@ -1,4 +1,4 @@
-//! Pass 7, calls: `f(args)` → `ag__.converted_call(f)(args)`.
+//! Pass 8, calls: `f(args)` → `ag__.converted_call(f)(args)`.
 //!
 //! AutoGraph passes the arguments to `converted_call`; here it only resolves
 //! the callee (overloads of builtins, staged implementations), and the call

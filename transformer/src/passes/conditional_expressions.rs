@@ -1,4 +1,4 @@
-//! Pass 8, `a if cond else b` → `ag__.if_exp(cond, lambda: a, lambda: b, 'cond')`.
+//! Pass 9, `a if cond else b` → `ag__.if_exp(cond, lambda: a, lambda: b, 'cond')`.
 
 use super::expressions::{self, thunkable};
 use crate::ast_build::{self, string, thunk, Sub};

@@ -1,4 +1,4 @@
-//! Pass 4, `continue`: lowered to a flag reset at the top of every iteration
+//! Pass 5, `continue`: lowered to a flag reset at the top of every iteration
 //! (AutoGraph's continue_statements); code after a statement that may have
 //! set it runs under `if not continue_:`.
 

@@ -1,4 +1,4 @@
-//! Pass 10, control flow: `if`, `while` and `for` become calls of
+//! Pass 11, control flow: `if`, `while` and `for` become calls of
 //! `ag__.if_stmt`, `ag__.while_stmt` and `ag__.for_stmt`, their bodies
 //! functions nested in the converted function (AutoGraph's control_flow):
 //!
@@ -197,14 +197,20 @@ fn if_stmt(mut s: ast::StmtIf, live_out: Names, branches: Vec<Vec<Live>>, cx: &m
     convert_block(&mut orelse, orelse_lives, cx);
     let (mut defs, get, set) = state_functions(&names, origin, cx);
     let if_body = cx.namer.new_name("if_body");
-    let else_body = cx.namer.new_name("else_body");
     defs.push(thunk_def(&if_body, &[], body, Some(body_bound), origin, cx));
-    defs.push(thunk_def(&else_body, &[], orelse, Some(orelse_bound), origin, cx));
+    // No `else`: None, not a function that does nothing, made and called.
+    let else_body = if orelse.is_empty() {
+        ast_build::none()
+    } else {
+        let name = cx.namer.new_name("else_body");
+        defs.push(thunk_def(&name, &[], orelse, Some(orelse_bound), origin, cx));
+        ast_build::name(&name)
+    };
     out.extend(defs);
     let call = ast_build::call(cx.op("if_stmt"), vec![
         *s.test,
         ast_build::name(&if_body),
-        ast_build::name(&else_body),
+        else_body,
         ast_build::name(&get),
         ast_build::name(&set),
         symbol_names(&names),
@@ -232,7 +238,9 @@ fn conjunction(mut terms: Vec<Expr>, cx: &FunctionContext) -> Expr {
     if terms.len() == 1 {
         return terms.pop().unwrap();
     }
-    ast_build::call(cx.op("and_"), terms.into_iter().map(thunk).collect())
+    // The first term as a value, the others as thunks (`and_`'s signature).
+    let operands = terms.into_iter().enumerate().map(|(i, t)| if i == 0 { t } else { thunk(t) });
+    ast_build::call(cx.op("and_"), operands.collect())
 }
 
 fn loop_state(stmt_uses: Names, bound: &Names, live_out: &Names) -> Names {

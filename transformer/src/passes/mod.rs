@@ -15,6 +15,7 @@
 //! | 10| [`logical_expressions`]    | `and`/`or`/`not`/chained comparisons            |
 //! | 11| [`control_flow`]           | `if`/`while`/`for` → `ag__.*_stmt` + functions  |
 //! | 12| [`variables`]              | unbound-local reads, declarations               |
+//! | 13| [`hoist`]                  | generated functions out of generated functions: made once per call |
 //!
 //! Before them, [`fstring_debug`] lowers every f-string `=` form
 //! (`f"{e = }"` → `f"e = {e!r}"`), so that any pass may rewrite `e`.
@@ -22,7 +23,7 @@
 //! Analyses run before the rewrites that need them: scopes and reaching
 //! definitions on the function as written (pass 12 uses them), liveness and
 //! activity inside pass 11 on the code it converts. In generators and
-//! coroutines, passes 2, 3, 5, 6 and 11 are skipped: moving code that yields
+//! coroutines, passes 2, 3, 5, 6, 11 and 13 are skipped: moving code that yields
 //! or awaits into a nested function would change what it means (their exits
 //! stay as written, `finally` included). Functions that read their own
 //! namespace (`locals()`, `vars()`, `dir()`, `exec(s)`, `eval(s)`) also skip
@@ -39,6 +40,7 @@ pub mod expressions;
 pub mod finally_exits;
 pub mod fstring_debug;
 pub mod functions;
+pub mod hoist;
 pub mod logical_expressions;
 pub mod return_statements;
 pub mod slices;
@@ -80,7 +82,10 @@ fn convert_nested(stmt: &mut Stmt, in_class: bool, namer: &mut Namer, ag: &str) 
 
 fn convert_function(f: &mut ast::StmtFunctionDef, in_class: bool, namer: &mut Namer, ag: &str) -> Result<(), Refusal> {
     // Innermost first: the passes below treat nested functions as opaque.
-    convert_scope_body(&mut f.body, false, namer, ag)?;
+    DEPTH.set(DEPTH.get() + 1);
+    let nested = convert_scope_body(&mut f.body, false, namer, ag);
+    DEPTH.set(DEPTH.get() - 1);
+    nested?;
     let outer = CONVERTING.replace(Some(f.start()));
     let mut body: Vec<Stmt> = std::mem::take(&mut f.body).into_iter().collect();
     let result = convert_body(&mut body, f, in_class, namer, ag);
@@ -91,6 +96,8 @@ fn convert_function(f: &mut ast::StmtFunctionDef, in_class: bool, namer: &mut Na
 }
 
 thread_local! {
+    /// How many functions enclose the one being converted.
+    static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     static CONVERTING: std::cell::Cell<Option<ruff_text_size::TextSize>> = const { std::cell::Cell::new(None) };
 }
 
@@ -104,6 +111,7 @@ pub fn converting() -> Option<ruff_text_size::TextSize> {
 /// Forgets a function left by a panic (before a new conversion).
 pub fn reset_converting() {
     CONVERTING.set(None);
+    DEPTH.set(0);
 }
 
 fn convert_body(
@@ -128,6 +136,7 @@ fn convert_body(
         convert_statements,
         thunks: !reads_namespace,
         extra_tests: HashMap::default(),
+        enclosed: DEPTH.get() > 0,
     };
     if in_class {
         if let Some(first) = f.parameters.posonlyargs.first().or(f.parameters.args.first()) {
@@ -160,6 +169,9 @@ fn convert_body(
         control_flow::run(body, &mut cx);
     }
     variables::run(body, &cx, prologue);
+    if cx.convert_statements {
+        hoist::run(body, &cx);
+    }
     Ok(())
 }
 

@@ -1,4 +1,4 @@
-//! Pass 5, `return`: when a function returns from inside a statement that
+//! Pass 6, `return`: when a function returns from inside a statement that
 //! will be converted, every `return x` becomes `retval_ = x; do_return =
 //! True` (the value first: if it raises, nothing returned), code after it
 //! runs under `if not do_return:`, loops that may return stop on

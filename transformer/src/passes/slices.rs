@@ -1,4 +1,4 @@
-//! Pass 6, subscripts: `x[i]` → `ag__.get_item(x, i)` and `x[i] = v` →
+//! Pass 7, subscripts: `x[i]` → `ag__.get_item(x, i)` and `x[i] = v` →
 //! `ag__.set_item(value=v, target=x, key=i)` (keywords in Python's
 //! evaluation order: the value first). Slices (`x[a:b]`), augmented and
 //! multiple-target assignments stay as written.

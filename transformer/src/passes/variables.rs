@@ -1,4 +1,4 @@
-//! Pass 11, variables: unbound locals read from the generated functions.
+//! Pass 12, variables: unbound locals read from the generated functions.
 //!
 //! - A read of a local of the converted function `f` that may be unbound
 //!   (reaching definitions) and now happens inside a generated function
