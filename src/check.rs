@@ -3,7 +3,7 @@
 use crate::executor::Outcome;
 use crate::worker::Worker;
 use crate::input::InputError;
-use crate::modes::{run_converted, Mode, ModeRun};
+use crate::modes::{run_converted_after, Mode, ModeRun};
 use stagecheck_transformer::convert;
 use crate::oracle::{verdict, Verdict};
 use serde::Serialize;
@@ -13,6 +13,80 @@ pub struct CheckReport {
     pub file: String,
     pub runs: Vec<(Mode, ModeRun)>,
     pub verdict: Verdict,
+    /// Set when a converted mode ran out of time while the original ended,
+    /// and agreed when run again with a limit proportional to the
+    /// original's time ([`recheck_slow`]): slower, not divergent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slow: Option<Slow>,
+}
+
+/// A converted mode that took longer than the time limit but ends as the
+/// original does, given [`SLOW_RATIO`] times the original's time.
+#[derive(Clone, Debug, Serialize)]
+pub struct Slow {
+    pub mode: Mode,
+    /// Its run's time over the original's (`Outcome::micros`).
+    pub ratio: f64,
+    /// The limit of the run that ended, in seconds.
+    pub limit: f64,
+}
+
+/// Snek's divergence is non-termination, which a time limit can only
+/// approximate: a converted run that overruns the limit while the original
+/// ended is run again with this many times the original's own time (when
+/// that is longer than the limit) before its time limit counts as a
+/// divergence. Converted code may be slower than the original; 64x is
+/// beyond any real program measured (`scripts/bench-real`), and a loop
+/// that does not end still overruns it.
+pub const SLOW_RATIO: u32 = 64;
+
+/// [`check`], then [`recheck_slow`].
+pub fn check_or_slow(worker: &mut Worker, source: &str, path: &str, modes: &[Mode]) -> Result<CheckReport, InputError> {
+    let report = check(worker, source, path, modes)?;
+    recheck_slow(worker, report, source, path, modes)
+}
+
+/// When `report` differs only in a converted mode running out of time
+/// while the original ended, checks again with a time limit of
+/// [`SLOW_RATIO`] times the original's time (if that is longer than the
+/// worker's): the second report, marked [`Slow`] when it then agrees; else
+/// `report` as it was.
+pub fn recheck_slow(worker: &mut Worker, report: CheckReport, source: &str, path: &str, modes: &[Mode]) -> Result<CheckReport, InputError> {
+    use crate::executor::{Limit, Terminal};
+    use crate::oracle::Difference;
+    let Verdict::Diverged { mode, differences } = &report.verdict else { return Ok(report) };
+    let timed_out = matches!(differences.first(), Some(Difference::Terminal { original, other: Terminal::Diverged { limit: Limit::Time | Limit::TimeInNative } })
+        if !matches!(original, Terminal::Diverged { .. }));
+    let original = match report.runs.first() {
+        Some((_, ModeRun::Ran { outcome })) => outcome.micros,
+        _ => return Ok(report),
+    };
+    let normal = worker.config().clone();
+    let limit = std::time::Duration::from_micros(original.max(1)) * SLOW_RATIO;
+    if !timed_out || *mode == Mode::Original || limit <= normal.time_limit {
+        return Ok(report);
+    }
+    let mode = *mode;
+    let longer = crate::executor::Config { time_limit: limit, ..normal.clone() };
+    let mut again = if worker.set_limits(&longer) {
+        let again = check(worker, source, path, modes);
+        worker.set_limits(&normal);
+        again?
+    } else {
+        check(&mut worker.like(longer), source, path, modes)?
+    };
+    if !matches!(again.verdict, Verdict::Agree | Verdict::Refused { .. }) {
+        return Ok(again);
+    }
+    let micros = |m: Mode| {
+        again.runs.iter().find_map(|(r, run)| match run {
+            ModeRun::Ran { outcome } if *r == m => Some(outcome.micros),
+            _ => None,
+        })
+    };
+    let (Some(slow), Some(original)) = (micros(mode), micros(Mode::Original)) else { return Ok(again) };
+    again.slow = Some(Slow { mode, ratio: slow as f64 / original.max(1) as f64, limit: limit.as_secs_f64() });
+    Ok(again)
 }
 
 /// Runs `source` in `modes` (the original always first) and compares.
@@ -33,7 +107,7 @@ pub fn check_if(
 ) -> Result<Option<CheckReport>, InputError> {
     if worker.target().is_some() {
         let runs = crate::targets::runs(worker, (source, path), modes, &go_on)?;
-        return Ok(runs.map(|runs| CheckReport { file: path.to_string(), verdict: verdict(&runs), runs }));
+        return Ok(runs.map(|runs| CheckReport { file: path.to_string(), verdict: verdict(&runs), runs, slow: None }));
     }
     let mut runs = Vec::new();
     let original = worker
@@ -51,10 +125,13 @@ pub fn check_if(
         }
         let c = conversion.get_or_insert_with(|| convert(source, path));
         match c {
-            Ok(c) => runs.push((mode, run_converted(worker, c, path, mode))),
+            Ok(c) => {
+                let run = run_converted_after(worker, c, path, mode, &runs);
+                runs.push((mode, run));
+            }
             Err(e) => runs.push((mode, ModeRun::not_converted(e))),
         }
     }
     let verdict = verdict(&runs);
-    Ok(Some(CheckReport { file: path.to_string(), runs, verdict }))
+    Ok(Some(CheckReport { file: path.to_string(), runs, verdict, slow: None }))
 }

@@ -140,6 +140,38 @@ pub fn run_unstaged(worker: &mut Worker, source: &str, path: &str) -> ModeRun {
     run_converted(worker, &conversion, path, Mode::Unstaged)
 }
 
+/// Runs converted code in `mode` (unstaged or staged); a staged mode after
+/// an unstaged run in `earlier` that never read its mode takes that run's
+/// outcome instead ([`taken_from_unstaged`]).
+pub fn run_converted_after(
+    worker: &mut Worker,
+    conversion: &Conversion,
+    path: &str,
+    mode: Mode,
+    earlier: &[(Mode, ModeRun)],
+) -> ModeRun {
+    taken_from_unstaged(earlier, mode).unwrap_or_else(|| run_converted(worker, conversion, path, mode))
+}
+
+/// A staged mode's run when the unstaged run of the same converted program
+/// never read its mode (`Outcome::mode_read`: no staged function called, no
+/// `sc.device` entered): everything that differs when staged is reached only
+/// through that read (`executor::tensors::mode_read`), so running it again
+/// would repeat the unstaged run. Decided by what the run did, never by the
+/// program's text. The outcome says where it came from (`taken_from`).
+pub fn taken_from_unstaged(earlier: &[(Mode, ModeRun)], mode: Mode) -> Option<ModeRun> {
+    if !mode.tensor_mode().is_staged() {
+        return None;
+    }
+    let unstaged = earlier.iter().find_map(|(m, run)| match run {
+        ModeRun::Ran { outcome } if *m == Mode::Unstaged && !outcome.mode_read => Some(outcome),
+        _ => None,
+    })?;
+    let mut outcome = unstaged.clone();
+    outcome.taken_from = Some(Mode::Unstaged.name().to_string());
+    Some(finish(outcome, mode))
+}
+
 /// Runs converted code in `mode` (unstaged or staged).
 pub fn run_converted(worker: &mut Worker, conversion: &Conversion, path: &str, mode: Mode) -> ModeRun {
     match worker.run_in(&conversion.source, path, mode.tensor_mode()) {
@@ -154,17 +186,22 @@ pub fn run_converted(worker: &mut Worker, conversion: &Conversion, path: &str, m
                 *line = line.and_then(|l| conversion.map.original_line(l));
             }
             outcome.graph = original_graph_lines(&outcome.graph, |l| conversion.map.original_line(l));
-            // Staging declined explicitly (the runtime's StagingError class):
-            // a refusal, a finding unless intended (crate::refusals).
-            if let Terminal::Raised { message, line, refusal: true, .. } = &outcome.terminal {
-                if mode.tensor_mode().is_staged() {
-                    let error = RefusalInfo { line: line.unwrap_or(0), construct: "staging".into(), reason: message.clone() };
-                    return ModeRun::Refused { error };
-                }
-            }
-            ModeRun::Ran { outcome }
+            finish(outcome, mode)
         }
     }
+}
+
+/// A converted run's outcome, lines mapped, as `mode`'s run.
+fn finish(outcome: Outcome, mode: Mode) -> ModeRun {
+    // Staging declined explicitly (the runtime's StagingError class):
+    // a refusal, a finding unless intended (crate::refusals).
+    if let Terminal::Raised { message, line, refusal: true, .. } = &outcome.terminal {
+        if mode.tensor_mode().is_staged() {
+            let error = RefusalInfo { line: line.unwrap_or(0), construct: "staging".into(), reason: message.clone() };
+            return ModeRun::Refused { error };
+        }
+    }
+    ModeRun::Ran { outcome }
 }
 
 /// The printed graphs (`--show-graph`) with each raise node's `:line N`, a

@@ -163,6 +163,8 @@ fn the_normalisation_table_rewrites_only_its_pattern() {
         gpu_mismatches: Vec::new(),
         leaks: Vec::new(),
         gpu_flushed: None,
+        mode_read: false,
+        taken_from: None,
     };
     let (n, used) = normalise(&outcome);
     assert_eq!(used, ["unbound-local message"]);
@@ -193,6 +195,8 @@ fn set_order_is_known_but_reordered_output_is_a_difference() {
         gpu_mismatches: Vec::new(),
         leaks: Vec::new(),
         gpu_flushed: None,
+        mode_read: false,
+        taken_from: None,
     };
     let verdict = |rust: &str, cpython: &str| compare(&outcome(rust), &CpythonRun::Ran { outcome: outcome(cpython) });
     let known = |v: CpythonVerdict| matches!(v, CpythonVerdict::Known { .. });

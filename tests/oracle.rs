@@ -23,7 +23,29 @@ fn base() -> Outcome {
         gpu_mismatches: Vec::new(),
         leaks: Vec::new(),
         gpu_flushed: None,
+        mode_read: false,
+        taken_from: None,
     }
+}
+
+/// A staged mode takes the unstaged run's outcome only when that run never
+/// read its mode, says so, and is judged as a run of its own would be.
+#[test]
+fn staged_takes_the_unstaged_outcome_only_when_the_mode_was_never_read() {
+    use stagecheck::modes::taken_from_unstaged;
+    let runs = |unstaged: Outcome| vec![(Mode::Original, ModeRun::Ran { outcome: base() }), (Mode::Unstaged, ModeRun::Ran { outcome: unstaged })];
+    for mode in [Mode::Staged, Mode::StagedGpu] {
+        let Some(ModeRun::Ran { outcome }) = taken_from_unstaged(&runs(base()), mode) else { panic!("{mode}: taken") };
+        assert_eq!(outcome.taken_from.as_deref(), Some("unstaged"));
+        assert_eq!(outcome.stdout, base().stdout);
+        assert!(taken_from_unstaged(&runs(Outcome { mode_read: true, ..base() }), mode).is_none(), "{mode}: read its mode");
+    }
+    assert!(taken_from_unstaged(&runs(base()), Mode::Unstaged).is_none());
+    assert!(taken_from_unstaged(&runs(base())[..1], Mode::Staged).is_none(), "no unstaged run to take");
+    // The runtime's StagingError ends a staged run as a refusal, taken or run.
+    let terminal = Terminal::Raised { exc_type: "StagingError".into(), message: "no".into(), line: Some(3), traceback: vec![], refusal: true };
+    let staging = Outcome { terminal, ..base() };
+    assert!(matches!(taken_from_unstaged(&runs(staging), Mode::Staged), Some(ModeRun::Refused { .. })));
 }
 
 fn raised(exc_type: &str, message: &str, line: u32) -> Terminal {

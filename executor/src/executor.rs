@@ -168,8 +168,21 @@ impl Executor {
         let tolerance = crate::tensors::run_tolerance();
         let gpu_mismatches = crate::tensors::take_mismatches();
         let gpu_flushed = crate::tensors::take_flushed();
-        let mut outcome =
-            Outcome { terminal, stdout, stdout_truncated, globals, micros, graph, tolerance, gpu_mismatches, leaks, gpu_flushed };
+        let mode_read = crate::tensors::mode_read();
+        let mut outcome = Outcome {
+            terminal,
+            stdout,
+            stdout_truncated,
+            globals,
+            micros,
+            graph,
+            tolerance,
+            gpu_mismatches,
+            leaks,
+            gpu_flushed,
+            mode_read,
+            taken_from: None,
+        };
         crate::addresses::normalize(&mut outcome);
         Ok(outcome)
     }

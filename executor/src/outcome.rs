@@ -112,6 +112,16 @@ pub struct Outcome {
     /// as the platform allows, which the fuzz loop counts apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_flushed: Option<String>,
+    /// The run read its mode or placement (`tensors::mode_read`: a staged
+    /// function called, `sc.device` entered): only such a run of converted
+    /// code can behave differently staged. Not compared.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mode_read: bool,
+    /// Not run but taken from the run of the mode named (a staged mode's
+    /// outcome is the unstaged run's when that run never read its mode):
+    /// said wherever the outcome is shown. Not compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taken_from: Option<String>,
 }
 
 impl Outcome {
@@ -129,6 +139,8 @@ impl Outcome {
             gpu_mismatches: Vec::new(),
             leaks: Vec::new(),
             gpu_flushed: None,
+            mode_read: false,
+            taken_from: None,
         }
     }
 

@@ -1,7 +1,7 @@
 //! `stagecheck check`: runs a program in several modes and compares them with the original.
 
 use super::{config, ExtraOracle};
-use stagecheck::check::check;
+use stagecheck::check::check_or_slow;
 use stagecheck::input::{read_program, InputError};
 use stagecheck::modes::{Mode, ModeRun};
 use stagecheck::oracle::{Difference, Verdict};
@@ -37,7 +37,7 @@ pub(crate) fn check_cmd(
     let source = read_program(file)?;
     let path = file.display().to_string();
     let mut worker = Worker::new(config.clone());
-    let report = check(&mut worker, &source, &path, modes)?;
+    let report = check_or_slow(&mut worker, &source, &path, modes)?;
     let grads = if gradcheck { Some(stagecheck::gradcheck::gradcheck(&mut worker, &source, &path)?) } else { None };
     let cpython = python.as_ref().and_then(|python| match report.runs.first() {
         Some((_, ModeRun::Ran { outcome })) => Some((python, stagecheck::cpython::check(python, outcome, &source, &path, &config))),
@@ -81,7 +81,7 @@ fn check_target(file: &Path, modes: &[Mode], json: bool, config: stagecheck::exe
     let path = file.display().to_string();
     let mut worker = Worker::for_target(&target, config).map_err(InputError)?;
     let version = worker.target_ready().map(|r| r.version.clone()).unwrap_or_default();
-    let report = check(&mut worker, &source, &path, &modes)?;
+    let report = check_or_slow(&mut worker, &source, &path, &modes)?;
     if json {
         let mut doc = serde_json::to_value(&report).expect("report serialises");
         doc["target"] = serde_json::json!({ "name": target.name, "version": version });
@@ -115,8 +115,16 @@ fn print_report(report: &stagecheck::check::CheckReport) {
             print_differences(mode.name(), differences);
         }
     }
+    if let Some(slow) = &report.slow {
+        println!(
+            "  slow: {} ran past the time limit, then ended as the original did, given {:.1} s ({}x the original's time): \
+             {:.1}x the original's time, slower but not divergent",
+            slow.mode, slow.limit, stagecheck::check::SLOW_RATIO, slow.ratio
+        );
+    }
     for (mode, run) in &report.runs {
         match run {
+            ModeRun::Ran { outcome } if outcome.taken_from.is_some() => println!("  {mode:<9} {}{}", outcome.terminal, taken_note(outcome)),
             ModeRun::Ran { outcome } if *mode == Mode::StagedGpu || outcome.tolerance.is_some() => println!("  {mode:<9} {}{}", outcome.terminal, gpu_note(outcome)),
             ModeRun::Ran { outcome } => println!("  {mode:<9} {}", outcome.terminal),
             ModeRun::Refused { error } => println!("  {mode:<9} refused: {}: {}", error.construct, error.reason),
@@ -151,6 +159,12 @@ fn print_differences(mode: &str, differences: &[Difference]) {
             }
         }
     }
+}
+
+/// Where an outcome that was not run came from.
+fn taken_note(outcome: &stagecheck::executor::Outcome) -> String {
+    let from = outcome.taken_from.as_deref().unwrap_or("another mode");
+    format!(" (the {from} run's outcome: that run called no staged function and never read its mode, so staging changes nothing)")
 }
 
 /// How a staged-gpu run's floats were compared.

@@ -24,8 +24,9 @@ pub enum Kind {
     Finding { signature: Signature, verdict: Verdict },
     /// What the first check found and what the recheck gave instead.
     Poisoned { first: String, again: String },
-    /// A mode ran out of time but finishes with a longer limit: slower, not different.
-    Slow,
+    /// A mode ran out of time but finishes with a longer limit: slower, not
+    /// different. `ratio`: its time over the original's in the longer run.
+    Slow { ratio: f64 },
     /// The values or output parted ways after the GPU flushed subnormals
     /// (`note`: the mode and the first op that needed the allowance).
     Flushed { note: String },
@@ -38,6 +39,9 @@ pub enum Kind {
 pub struct Checked {
     pub kind: Kind,
     pub micros: u64,
+    /// Staged runs taken from the unstaged run, not run (it never read its
+    /// mode: `modes::taken_from_unstaged`).
+    pub taken: u64,
 }
 
 /// How much longer than a normal run a slow mode may take before its time
@@ -64,9 +68,12 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
             r
         })
     };
+    let mut taken = 0;
     let kind = match judged(worker, &case.program.source, &path, modes) {
         Err(e) => Kind::Invalid { message: e.to_string() },
-        Ok(report) => match report.verdict {
+        Ok(report) => {
+            taken = report.runs.iter().filter(|(_, r)| matches!(r, crate::modes::ModeRun::Ran { outcome } if outcome.taken_from.is_some())).count() as u64;
+            match report.verdict {
             Verdict::Agree => Kind::Agree,
             Verdict::Refused { construct, reason, .. } => Kind::Refused { reason: reason_key(&construct, &reason) },
             Verdict::Diverged { .. } => {
@@ -102,15 +109,30 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
                     }
                     Ok(again) => match again.verdict {
                         Verdict::Refused { construct, reason, .. } => Kind::Refused { reason: reason_key(&construct, &reason) },
-                        _ if only_timed_out(&report.verdict) => Kind::Slow,
+                        _ if only_timed_out(&report.verdict) => Kind::Slow { ratio: slowest_ratio(&again) },
                         v => Kind::Poisoned { first: first_id(&report.verdict, case), again: format!("{v:?}").chars().take(120).collect() },
                     },
                     Err(e) => Kind::Poisoned { first: first_id(&report.verdict, case), again: e.to_string() },
                 }
             }
-        },
+            }
+        }
     };
-    Checked { kind, micros: started.elapsed().as_micros() as u64 }
+    Checked { kind, micros: started.elapsed().as_micros() as u64, taken }
+}
+
+/// The largest ratio of a converted mode's time to the original's in `report`.
+fn slowest_ratio(report: &crate::check::CheckReport) -> f64 {
+    let micros: Vec<(crate::modes::Mode, u64)> = report
+        .runs
+        .iter()
+        .filter_map(|(m, run)| match run {
+            crate::modes::ModeRun::Ran { outcome } if outcome.taken_from.is_none() => Some((*m, outcome.micros)),
+            _ => None,
+        })
+        .collect();
+    let original = micros.iter().find(|(m, _)| *m == crate::modes::Mode::Original).map_or(1, |(_, t)| (*t).max(1));
+    micros.iter().map(|(_, t)| *t as f64 / original as f64).fold(0.0, f64::max)
 }
 
 /// Where the GPU flushed subnormals in the mode the verdict blames, when
@@ -231,6 +253,7 @@ mod tests {
             file: "f.py".into(),
             runs: vec![(Mode::Original, ModeRun::Ran { outcome: Outcome::lost(Terminal::Completed, 1) }), (Mode::StagedGpu, ModeRun::Ran { outcome: outcome.clone() })],
             verdict: Verdict::Diverged { mode: Mode::StagedGpu, differences },
+            slow: None,
         };
         let global = || Difference::Global { name: "c".into(), original: Some(Value::Float(0)), other: None };
         assert_eq!(flushed(&report(vec![global()], &outcome)), None, "nothing flushed");

@@ -212,9 +212,13 @@ pub fn markdown(summary: &Summary) -> String {
             r.checks_per_second
         );
     }
-    let _ = writeln!(m, "- {} programs ({:.1} three-way checks/s): {} agree, {} refused as intended (src/refusals.rs), {} unexpected refusals (findings), {} findings ({} new), {} poisoned by non-determinism, {} slow (agree with an {}x time limit), {} invalid{}",
-        s.programs, summary.checks_per_second, s.agree, s.refused, s.unexpected_refusals, s.finding_hits, s.findings.len(), s.poisoned, s.slow, super::outcome::SLOW_FACTOR, s.invalid,
+    let _ = writeln!(m, "- {} programs ({:.1} three-way checks/s): {} agree, {} refused as intended (src/refusals.rs), {} unexpected refusals (findings), {} findings ({} new), {} poisoned by non-determinism, {} slow (agree with an {}x time limit{}), {} invalid{}",
+        s.programs, summary.checks_per_second, s.agree, s.refused, s.unexpected_refusals, s.finding_hits, s.findings.len(), s.poisoned, s.slow, super::outcome::SLOW_FACTOR,
+        if s.slow > 0 { format!("; the slowest {:.1}x its original's time", s.slow_worst_ratio) } else { String::new() }, s.invalid,
         if s.flushed > 0 { format!(", {} parted ways after the GPU flushed float32 subnormals (WGSL allows it: not findings)", s.flushed) } else { String::new() });
+    if s.staged_taken > 0 {
+        let _ = writeln!(m, "- {} staged runs taken from their program's unstaged run, not run again: it called no staged function and never read its mode", s.staged_taken);
+    }
     for (family, n) in &s.per_family {
         let _ = writeln!(m, "- {family}: {n} programs, refusal rate {:.1}%", 100.0 * s.refusal_rate(family));
     }

@@ -63,6 +63,13 @@ pub struct Stats {
     pub poisoned_cases: Vec<String>,
     /// A mode needed more than the time limit (agreeing with a longer one).
     pub slow: u64,
+    /// Staged runs taken from the unstaged run of the same program, which
+    /// never read its mode (not run again: `modes::taken_from_unstaged`).
+    #[serde(default)]
+    pub staged_taken: u64,
+    /// The largest time of such a mode over its original's.
+    #[serde(default)]
+    pub slow_worst_ratio: f64,
     /// Cases whose values parted ways after a GPU flushed subnormals (not findings).
     #[serde(default)]
     pub flushed: u64,
@@ -118,6 +125,8 @@ impl Stats {
             poisoned: 0,
             poisoned_cases: Vec::new(),
             slow: 0,
+            slow_worst_ratio: 0.0,
+            staged_taken: 0,
             flushed: 0,
             invalid: 0,
             findings: Vec::new(),
@@ -143,6 +152,7 @@ impl Stats {
         }
         self.programs += 1;
         self.check_micros += checked.micros;
+        self.staged_taken += checked.taken;
         let family = case.program.family.name().to_string();
         *self.per_family.entry(family.clone()).or_default() += 1;
         for c in &case.program.constructs {
@@ -162,7 +172,10 @@ impl Stats {
                     self.poisoned_cases.push(format!("poisoned/{n:03}.py (seed {} index {}): first {first}, then {again}", case.seed, case.index));
                 }
             }
-            Kind::Slow => self.slow += 1,
+            Kind::Slow { ratio } => {
+                self.slow += 1;
+                self.slow_worst_ratio = self.slow_worst_ratio.max(*ratio);
+            }
             Kind::Flushed { .. } => self.flushed += 1,
             Kind::Invalid { .. } => self.invalid += 1,
             Kind::Finding { signature, .. } => {
@@ -226,6 +239,8 @@ impl Stats {
         self.unexpected_refusals += other.unexpected_refusals;
         self.poisoned += other.poisoned;
         self.slow += other.slow;
+        self.slow_worst_ratio = self.slow_worst_ratio.max(other.slow_worst_ratio);
+        self.staged_taken += other.staged_taken;
         self.flushed += other.flushed;
         self.invalid += other.invalid;
         self.finding_hits += other.finding_hits;
@@ -300,7 +315,7 @@ mod tests {
     #[test]
     fn the_time_series_is_thinned_to_its_bound_and_keeps_rates_right() {
         let case = Case::from_seed(1, 0, Family::Plain);
-        let checked = Checked { kind: Kind::Agree, micros: 10 };
+        let checked = Checked { kind: Kind::Agree, micros: 10, taken: 0 };
         let mut stats = Stats::new();
         // Two programs a second for 2,000 s.
         for i in 0..4000u64 {

@@ -84,6 +84,8 @@ pub enum Placement {
 
 thread_local! {
     static MODE: Cell<Mode> = const { Cell::new(Mode::Original) };
+    /// Whether this run read its mode or placement ([`mode_read`]).
+    static MODE_READ: Cell<bool> = const { Cell::new(false) };
     static DEADLINE: Cell<Option<std::time::Instant>> = const { Cell::new(None) };
     pub(crate) static TRACER: RefCell<trace::Tracer> = RefCell::new(trace::Tracer::default());
     static PLACEMENT: Cell<Placement> = const { Cell::new(Placement::Cpu) };
@@ -109,6 +111,7 @@ thread_local! {
 /// Sets this thread's mode and starts a fresh tracer (before each run).
 pub fn set_mode(mode: Mode) {
     MODE.with(|m| m.set(mode));
+    MODE_READ.with(|r| r.set(false));
     TRACER.with(|t| t.borrow_mut().reset());
     guards::reset();
     PLACEMENT.with(|p| p.set(if mode == Mode::StagedGpu { Placement::Gpu } else { Placement::Cpu }));
@@ -194,6 +197,7 @@ pub fn take_mismatches() -> Vec<String> {
 }
 
 pub fn placement() -> Placement {
+    MODE_READ.with(|r| r.set(true));
     PLACEMENT.with(Cell::get)
 }
 
@@ -218,7 +222,18 @@ pub fn run_tolerance() -> Option<stagecheck_gpu::Tolerance> {
 }
 
 pub fn mode() -> Mode {
+    MODE_READ.with(|r| r.set(true));
     MODE.with(Cell::get)
+}
+
+/// Whether the run so far read its mode or its placement: everything a
+/// staged run does otherwise than an unstaged one goes through [`mode`]
+/// (`sc.function`'s calls ask it; the tracer, guards, graphs and the GPU are
+/// reached only from there) or [`placement`] (`sc.device`). A run that read
+/// neither would have run the same in every mode of the converted program,
+/// so its staged outcome is its unstaged one (`Outcome::mode_read`).
+pub fn mode_read() -> bool {
+    MODE_READ.with(Cell::get)
 }
 
 /// The current run's deadline, which graph execution (native, out of the
