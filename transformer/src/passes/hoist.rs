@@ -117,10 +117,10 @@ fn hoist_in(stmts: &mut Vec<Stmt>, r: &Resolve) {
 /// A function the converter generated: a fresh name, the scaffolding's
 /// mark first, no decorators, no defaults, no annotations.
 fn is_scaffolding(d: &ast::StmtFunctionDef, cx: &FunctionContext) -> bool {
-    let generated = cx.namer.is_generated(d.name.as_str()) || crate::planted::active("hoist_user_functions");
     let marked = matches!(d.body.first(), Some(Stmt::Global(g)) if g.names.len() == 1 && g.names[0].as_str() == cx.ag);
+    let generated = (cx.namer.is_generated(d.name.as_str()) && marked) || crate::planted::active("hoist_user_functions");
     let plain = d.parameters.iter().all(|p| p.default().is_none() && p.annotation().is_none());
-    generated && marked && plain && d.decorator_list.is_empty() && d.returns.is_none() && !d.is_async
+    generated && plain && d.decorator_list.is_empty() && d.returns.is_none() && !d.is_async
 }
 
 /// The indices of the generated functions among `body`'s statements (the
