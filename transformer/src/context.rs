@@ -28,6 +28,9 @@ pub struct FunctionContext<'n> {
     /// neither binds nor declares may then be that function's variable
     /// rather than a global (pass 13 needs to know which).
     pub enclosed: bool,
+    /// Whether pass 11 converted a loop here: only then does pass 13 make
+    /// fewer functions (outside loops each is made once per call anyway).
+    pub loops: bool,
 }
 
 impl FunctionContext<'_> {

@@ -23,7 +23,7 @@ pub struct Activity {
 }
 
 impl Activity {
-    pub fn of_stmts(stmts: &[Stmt]) -> Activity {
+    pub fn of_stmts<'a>(stmts: impl IntoIterator<Item = &'a Stmt>) -> Activity {
         let mut v = Walker::default();
         for s in stmts {
             v.visit_stmt(s);

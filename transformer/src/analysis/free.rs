@@ -20,7 +20,20 @@ use ruff_python_ast::visitor::{walk_expr, walk_pattern, walk_stmt, Visitor};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 
 /// The free names of a function with `params` and `body`.
-pub fn of_function(params: Option<&ast::Parameters>, body: &[Stmt]) -> Names {
+pub fn of_function<'a>(params: Option<&ast::Parameters>, body: impl IntoIterator<Item = &'a Stmt>) -> Names {
+    names_of(params, body).free
+}
+
+/// A function's free names, its locals and what it declares global.
+pub struct FunctionNames {
+    pub free: Names,
+    /// Its parameters and what it binds, less what it declares global or nonlocal.
+    pub locals: Names,
+    pub globals: Names,
+}
+
+/// [`FunctionNames`] of a function with `params` and `body`, in one walk.
+pub fn names_of<'a>(params: Option<&ast::Parameters>, body: impl IntoIterator<Item = &'a Stmt>) -> FunctionNames {
     let mut s = ScopeWalk::default();
     if let Some(p) = params {
         for p in p.iter() {
@@ -30,7 +43,10 @@ pub fn of_function(params: Option<&ast::Parameters>, body: &[Stmt]) -> Names {
     for stmt in body {
         s.visit_stmt(stmt);
     }
-    s.free(false)
+    let free = s.free(false);
+    let mut locals = s.bound;
+    locals.retain(|n| !s.globals.contains(n) && !s.nonlocals.contains(n));
+    FunctionNames { free, locals, globals: s.globals }
 }
 
 /// The free names of a `def` statement's function (not its decorators or defaults).

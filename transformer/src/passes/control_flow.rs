@@ -249,6 +249,7 @@ fn loop_state(stmt_uses: Names, bound: &Names, live_out: &Names) -> Names {
 }
 
 fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
+    cx.loops = true;
     let origin = s.range;
     let mut body: Vec<Stmt> = std::mem::take(&mut s.body).into_iter().collect();
     let bound = Activity::bound_by(&body);
@@ -287,6 +288,7 @@ fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut Fun
 }
 
 fn for_stmt(mut s: ast::StmtFor, uses: Names, live_out: &Names, cx: &mut FunctionContext, out: &mut Vec<Stmt>) {
+    cx.loops = true;
     let origin = s.range;
     let itr = cx.namer.new_name("itr");
     let iterate_names = crate::unparse::expr_source(&s.target);

@@ -33,7 +33,8 @@
 //! in another, a name the function neither binds nor declares could be
 //! either, and `E` stays.
 //!
-//! Only generated functions move (fresh names, [`crate::scaffold::mark`],
+//! Only in a function with a converted loop (elsewhere each generated
+//! function is made once per call already). Only generated functions move (fresh names, [`crate::scaffold::mark`],
 //! no decorators or defaults: defining one evaluates nothing); the
 //! program's own functions, lambdas and classes stay where they are defined,
 //! as often as the original defines them. Generated functions inside a
@@ -50,7 +51,7 @@ use crate::context::FunctionContext;
 use ruff_python_ast::{self as ast, Stmt};
 
 pub fn run(body: &mut Vec<Stmt>, cx: &FunctionContext) {
-    let mut function = Activity::of_stmts(body).bound;
+    let mut function = Activity::of_stmts(body.iter()).bound;
     function.retain(|n| !cx.scope.globals.contains(n));
     function.extend_from(&cx.scope.params);
     function.extend_from(&cx.scope.nonlocals);
@@ -127,29 +128,36 @@ fn is_scaffolding(d: &ast::StmtFunctionDef, cx: &FunctionContext) -> bool {
 /// body of a generated function with `params`) that may move out of it,
 /// and the names it must then declare nonlocal to keep its closure's cells.
 fn movable(body: &[Stmt], params: &ast::Parameters, r: &Resolve) -> (Vec<usize>, Names) {
-    let mut leaving: Vec<usize> = body
+    let mut leaving: Vec<(usize, Names)> = body
         .iter()
         .enumerate()
-        .filter(|(_, s)| matches!(s, Stmt::FunctionDef(d) if is_scaffolding(d, r.cx)))
-        .map(|(i, _)| i)
+        .filter_map(|(i, s)| match s {
+            Stmt::FunctionDef(d) if is_scaffolding(d, r.cx) => Some((i, free::of_def(d))),
+            _ => None,
+        })
         .collect();
-    if leaving.is_empty() {
-        return (leaving, Names::new());
-    }
-    let free = |i: usize| match &body[i] {
-        Stmt::FunctionDef(d) => free::of_def(d),
-        _ => unreachable!("only definitions leave"),
-    };
-    let before = free::of_function(Some(params), body);
     // What stays binds locals, and a function reading one stays too, which
-    // may keep another: until nothing changes.
+    // may keep another: until nothing changes. What the parent then no
+    // longer reads is what only the functions leaving read, less its
+    // globals (with no local among them, the parent held them as cells or
+    // globals).
     loop {
-        let staying: Vec<Stmt> = body.iter().enumerate().filter(|(i, _)| !leaving.contains(i)).map(|(_, s)| s.clone()).collect();
-        let locals = locals_of(&staying, params);
-        let after = free::of_function(Some(params), &staying);
+        if leaving.is_empty() {
+            return (Vec::new(), Names::new());
+        }
+        let staying = free::names_of(Some(params), body.iter().enumerate().filter(|(i, _)| !leaving.iter().any(|(l, _)| l == i)).map(|(_, s)| s));
+        let mut lost = Names::new();
+        for (_, f) in &leaving {
+            lost.extend_from(f);
+        }
+        // Not its own variables either: what stays binds, and the functions leaving.
+        let own = |n: &ruff_python_ast::name::Name| {
+            staying.locals.contains(n) || leaving.iter().any(|(i, _)| matches!(&body[*i], Stmt::FunctionDef(d) if d.name.as_str() == n.as_str()))
+        };
+        lost.retain(|n| !staying.free.contains(n) && !staying.globals.contains(n) && !own(n));
         let mut declare = Names::new();
         let mut unknown = Names::new();
-        for n in before.difference(&after) {
+        for n in lost.iter() {
             match r.of(n.as_str()) {
                 Binding::Variable => {
                     declare.insert(n.clone());
@@ -161,28 +169,9 @@ fn movable(body: &[Stmt], params: &ast::Parameters, r: &Resolve) -> (Vec<usize>,
             }
         }
         let count = leaving.len();
-        leaving.retain(|&i| {
-            let f = free(i);
-            !f.iter().any(|n| locals.contains(n) || unknown.contains(n))
-        });
+        leaving.retain(|(_, f)| !f.iter().any(|n| staying.locals.contains(n) || unknown.contains(n)));
         if leaving.len() == count {
-            return (leaving, declare);
+            return (leaving.into_iter().map(|(i, _)| i).collect(), declare);
         }
     }
-}
-
-/// The locals of a function with `params` whose body is `stmts`: its
-/// parameters and what it binds without declaring it global or nonlocal.
-fn locals_of(stmts: &[Stmt], params: &ast::Parameters) -> Names {
-    let activity = Activity::of_stmts(stmts);
-    let mut locals = Names::new();
-    for p in params.iter() {
-        locals.insert(p.name().id.clone());
-    }
-    for name in activity.bound.iter() {
-        if !activity.globals.contains(name) && !activity.nonlocals.contains(name) {
-            locals.insert(name.clone());
-        }
-    }
-    locals
 }

@@ -137,6 +137,7 @@ fn convert_body(
         thunks: !reads_namespace,
         extra_tests: HashMap::default(),
         enclosed: DEPTH.get() > 0,
+        loops: false,
     };
     if in_class {
         if let Some(first) = f.parameters.posonlyargs.first().or(f.parameters.args.first()) {
@@ -169,7 +170,7 @@ fn convert_body(
         control_flow::run(body, &mut cx);
     }
     variables::run(body, &cx, prologue);
-    if cx.convert_statements {
+    if cx.convert_statements && cx.loops {
         hoist::run(body, &cx);
     }
     Ok(())
