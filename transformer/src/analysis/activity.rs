@@ -69,6 +69,22 @@ pub fn import_binding(alias: &ast::Alias) -> Option<String> {
     (bound != "*").then(|| bound.to_string())
 }
 
+/// The names an import, or a `try`'s `except ... as` handlers, bind by
+/// themselves (not in their blocks).
+pub fn own_bindings(stmt: &Stmt) -> Vec<String> {
+    match stmt {
+        Stmt::Import(ast::StmtImport { names, .. }) | Stmt::ImportFrom(ast::StmtImportFrom { names, .. }) => {
+            names.iter().filter_map(import_binding).collect()
+        }
+        Stmt::Try(t) => t
+            .handlers
+            .iter()
+            .filter_map(|ast::ExceptHandler::ExceptHandler(h)| h.name.as_ref().map(|n| n.to_string()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The name a pattern captures itself (`case x`, `case [*rest]`, `case
 /// {**rest}`), not counting its sub-patterns.
 pub fn pattern_capture(pattern: &ast::Pattern) -> Option<&ast::Identifier> {
@@ -178,16 +194,9 @@ impl<'a> Visitor<'a> for Walker {
                     self.a.nonlocals.extend(n.names.iter().map(|n| n.id.clone()));
                 }
             }
-            Stmt::Import(ast::StmtImport { names, .. }) | Stmt::ImportFrom(ast::StmtImportFrom { names, .. }) => {
-                for bound in names.iter().filter_map(import_binding) {
+            Stmt::Import(_) | Stmt::ImportFrom(_) | Stmt::Try(_) => {
+                for bound in own_bindings(stmt) {
                     self.bind(&bound);
-                }
-            }
-            Stmt::Try(t) => {
-                for ast::ExceptHandler::ExceptHandler(h) in &t.handlers {
-                    if let Some(n) = &h.name {
-                        self.bind(n.as_str());
-                    }
                 }
                 walk_stmt(self, stmt);
             }

@@ -14,7 +14,7 @@
 //! decorators, annotations, class bases and a comprehension's first
 //! iterable are evaluated in the enclosing scope.
 
-use super::activity::{import_binding, pattern_capture};
+use super::activity::{own_bindings, pattern_capture};
 use super::Names;
 use ruff_python_ast::visitor::{walk_expr, walk_pattern, walk_stmt, Visitor};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
@@ -185,16 +185,9 @@ impl<'a> Visitor<'a> for ScopeWalk {
             }
             Stmt::Global(g) => self.globals.extend(g.names.iter().map(|n| n.id.clone())),
             Stmt::Nonlocal(n) => self.nonlocals.extend(n.names.iter().map(|n| n.id.clone())),
-            Stmt::Import(ast::StmtImport { names, .. }) | Stmt::ImportFrom(ast::StmtImportFrom { names, .. }) => {
-                for bound in names.iter().filter_map(import_binding) {
+            Stmt::Import(_) | Stmt::ImportFrom(_) | Stmt::Try(_) => {
+                for bound in own_bindings(stmt) {
                     self.bind(&bound);
-                }
-            }
-            Stmt::Try(t) => {
-                for ast::ExceptHandler::ExceptHandler(h) in &t.handlers {
-                    if let Some(n) = &h.name {
-                        self.bind(n.as_str());
-                    }
                 }
                 walk_stmt(self, stmt);
             }
