@@ -85,6 +85,22 @@ pub fn own_bindings(stmt: &Stmt) -> Vec<String> {
     }
 }
 
+/// A comprehension's generators and the expressions it makes each element
+/// of (a dict comprehension's key and value), or None for any other expression.
+pub fn comprehension_parts(expr: &Expr) -> Option<(&[ast::Comprehension], Vec<&Expr>)> {
+    match expr {
+        Expr::ListComp(ast::ExprListComp { elt, generators, .. })
+        | Expr::SetComp(ast::ExprSetComp { elt, generators, .. })
+        | Expr::Generator(ast::ExprGenerator { elt, generators, .. }) => Some((generators, vec![&**elt])),
+        Expr::DictComp(ast::ExprDictComp { key, value, generators, .. }) => {
+            let mut elts: Vec<&Expr> = key.iter().map(|k| &**k).collect();
+            elts.push(value);
+            Some((generators, elts))
+        }
+        _ => None,
+    }
+}
+
 /// The name a pattern captures itself (`case x`, `case [*rest]`, `case
 /// {**rest}`), not counting its sub-patterns.
 pub fn pattern_capture(pattern: &ast::Pattern) -> Option<&ast::Identifier> {
@@ -247,17 +263,10 @@ impl<'a> Visitor<'a> for Walker {
                 self.nested(|w| w.visit_expr(&l.body));
                 self.comprehension = saved;
             }
-            Expr::ListComp(ast::ExprListComp { elt, generators, .. })
-            | Expr::SetComp(ast::ExprSetComp { elt, generators, .. })
-            | Expr::Generator(ast::ExprGenerator { elt, generators, .. }) => {
-                self.comprehension_(generators, &[elt]);
-            }
-            Expr::DictComp(ast::ExprDictComp { key, value, generators, .. }) => {
-                let mut elts: Vec<&Expr> = key.iter().map(|k| &**k).collect();
-                elts.push(value);
-                self.comprehension_(generators, &elts);
-            }
-            _ => walk_expr(self, expr),
+            _ => match comprehension_parts(expr) {
+                Some((generators, elts)) => self.comprehension_(generators, &elts),
+                None => walk_expr(self, expr),
+            },
         }
     }
 

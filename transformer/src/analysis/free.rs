@@ -14,7 +14,7 @@
 //! decorators, annotations, class bases and a comprehension's first
 //! iterable are evaluated in the enclosing scope.
 
-use super::activity::{own_bindings, pattern_capture};
+use super::activity::{comprehension_parts, own_bindings, pattern_capture};
 use super::Names;
 use ruff_python_ast::visitor::{walk_expr, walk_pattern, walk_stmt, Visitor};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
@@ -220,15 +220,10 @@ impl<'a> Visitor<'a> for ScopeWalk {
                 }
             }
             Expr::Lambda(l) => self.function(l.parameters.as_deref(), |inner| inner.visit_expr(&l.body)),
-            Expr::ListComp(ast::ExprListComp { elt, generators, .. })
-            | Expr::SetComp(ast::ExprSetComp { elt, generators, .. })
-            | Expr::Generator(ast::ExprGenerator { elt, generators, .. }) => self.comprehension(generators, &[elt]),
-            Expr::DictComp(ast::ExprDictComp { key, value, generators, .. }) => {
-                let mut elts: Vec<&Expr> = key.iter().map(|k| &**k).collect();
-                elts.push(value);
-                self.comprehension(generators, &elts);
-            }
-            _ => walk_expr(self, expr),
+            _ => match comprehension_parts(expr) {
+                Some((generators, elts)) => self.comprehension(generators, &elts),
+                None => walk_expr(self, expr),
+            },
         }
     }
 
