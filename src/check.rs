@@ -34,10 +34,11 @@ pub struct Slow {
 /// Snek's divergence is non-termination, which a time limit can only
 /// approximate: a converted run that overruns the limit while the original
 /// ended is run again with this many times the original's own time (when
-/// that is longer than the limit) before its time limit counts as a
-/// divergence. Converted code may be slower than the original; 64x is
-/// beyond any real program measured (`scripts/bench-real`), and a loop
-/// that does not end still overruns it.
+/// that is longer than the limit; at most the fuzz loop's 8x the limit, so
+/// a converted loop that never ends costs the user no more than that)
+/// before its time limit counts as a divergence. Converted code may be
+/// slower than the original; 64x is beyond any real program measured
+/// (`scripts/bench-real`), and a loop that does not end still overruns it.
 pub const SLOW_RATIO: u32 = 64;
 
 /// [`check`], then [`recheck_slow`].
@@ -62,7 +63,7 @@ pub fn recheck_slow(worker: &mut Worker, report: CheckReport, source: &str, path
         _ => return Ok(report),
     };
     let normal = worker.config().clone();
-    let limit = std::time::Duration::from_micros(original.max(1)) * SLOW_RATIO;
+    let limit = (std::time::Duration::from_micros(original.max(1)) * SLOW_RATIO).min(normal.time_limit * crate::fuzz::outcome::SLOW_FACTOR);
     if !timed_out || *mode == Mode::Original || limit <= normal.time_limit {
         return Ok(report);
     }

@@ -117,9 +117,9 @@ fn print_report(report: &stagecheck::check::CheckReport) {
     }
     if let Some(slow) = &report.slow {
         println!(
-            "  slow: {} ran past the time limit, then ended as the original did, given {:.1} s ({}x the original's time): \
-             {:.1}x the original's time, slower but not divergent",
-            slow.mode, slow.limit, stagecheck::check::SLOW_RATIO, slow.ratio
+            "  slow: {} ran past the time limit, then ended as the original did, given {:.1} s ({}x the original's time, \
+             at most {}x the limit): {:.1}x the original's time, slower but not divergent",
+            slow.mode, slow.limit, stagecheck::check::SLOW_RATIO, stagecheck::fuzz::outcome::SLOW_FACTOR, slow.ratio
         );
     }
     for (mode, run) in &report.runs {
