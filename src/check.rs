@@ -53,41 +53,46 @@ pub fn check_or_slow(worker: &mut Worker, source: &str, path: &str, modes: &[Mod
 /// worker's): the second report, marked [`Slow`] when it then agrees; else
 /// `report` as it was.
 pub fn recheck_slow(worker: &mut Worker, report: CheckReport, source: &str, path: &str, modes: &[Mode]) -> Result<CheckReport, InputError> {
-    use crate::executor::{Limit, Terminal};
-    use crate::oracle::Difference;
-    let Verdict::Diverged { mode, differences } = &report.verdict else { return Ok(report) };
-    let timed_out = matches!(differences.first(), Some(Difference::Terminal { original, other: Terminal::Diverged { limit: Limit::Time | Limit::TimeInNative } })
-        if !matches!(original, Terminal::Diverged { .. }));
-    let original = match report.runs.first() {
-        Some((_, ModeRun::Ran { outcome })) => outcome.micros,
-        _ => return Ok(report),
-    };
-    let normal = worker.config().clone();
-    let limit = (std::time::Duration::from_micros(original.max(1)) * SLOW_RATIO).min(normal.time_limit * crate::fuzz::outcome::SLOW_FACTOR);
-    if !timed_out || *mode == Mode::Original || limit <= normal.time_limit {
+    let Verdict::Diverged { mode, .. } = &report.verdict else { return Ok(report) };
+    let mode = *mode;
+    // The converted side ran out of time, not the original.
+    let original_ended = matches!(report.runs.first(), Some((_, ModeRun::Ran { outcome })) if !matches!(outcome.terminal, crate::executor::Terminal::Diverged { .. }));
+    let (Some(original), true) = (report.micros(Mode::Original), original_ended) else { return Ok(report) };
+    let normal = worker.config().time_limit;
+    let limit = (std::time::Duration::from_micros(original.max(1)) * SLOW_RATIO).min(normal * crate::fuzz::outcome::SLOW_FACTOR);
+    if !crate::fuzz::outcome::only_timed_out(&report.verdict) || mode == Mode::Original || limit <= normal {
         return Ok(report);
     }
-    let mode = *mode;
-    let longer = crate::executor::Config { time_limit: limit, ..normal.clone() };
-    let mut again = if worker.set_limits(&longer) {
-        let again = check(worker, source, path, modes);
-        worker.set_limits(&normal);
-        again?
-    } else {
-        check(&mut worker.like(longer), source, path, modes)?
-    };
+    let mut again = worker.with_time_limit(limit, |w| check(w, source, path, modes))?;
     if !matches!(again.verdict, Verdict::Agree | Verdict::Refused { .. }) {
         return Ok(again);
     }
-    let micros = |m: Mode| {
-        again.runs.iter().find_map(|(r, run)| match run {
-            ModeRun::Ran { outcome } if *r == m => Some(outcome.micros),
+    if let Some(ratio) = again.ratio(mode) {
+        again.slow = Some(Slow { mode, ratio, limit: limit.as_secs_f64() });
+    }
+    Ok(again)
+}
+
+impl CheckReport {
+    /// The time (`Outcome::micros`) of `mode`'s run, if it ran.
+    pub fn micros(&self, mode: Mode) -> Option<u64> {
+        self.runs.iter().find_map(|(m, run)| match run {
+            ModeRun::Ran { outcome } if *m == mode => Some(outcome.micros),
             _ => None,
         })
-    };
-    let (Some(slow), Some(original)) = (micros(mode), micros(Mode::Original)) else { return Ok(again) };
-    again.slow = Some(Slow { mode, ratio: slow as f64 / original.max(1) as f64, limit: limit.as_secs_f64() });
-    Ok(again)
+    }
+
+    /// `mode`'s run's time over the original's.
+    pub fn ratio(&self, mode: Mode) -> Option<f64> {
+        Some(self.micros(mode)? as f64 / self.micros(Mode::Original)?.max(1) as f64)
+    }
+
+    /// The largest ratio of a converted mode that ran (not one whose
+    /// outcome was taken from another run) to the original's time.
+    pub fn slowest_ratio(&self) -> f64 {
+        let ran = self.runs.iter().filter(|(m, run)| *m != Mode::Original && matches!(run, ModeRun::Ran { outcome } if outcome.taken_from.is_none()));
+        ran.filter_map(|(m, _)| self.ratio(*m)).fold(0.0, f64::max)
+    }
 }
 
 /// Runs `source` in `modes` (the original always first) and compares.

@@ -42,6 +42,9 @@ fn staged_takes_the_unstaged_outcome_only_when_the_mode_was_never_read() {
     }
     assert!(taken_from_unstaged(&runs(base()), Mode::Unstaged).is_none());
     assert!(taken_from_unstaged(&runs(base())[..1], Mode::Staged).is_none(), "no unstaged run to take");
+    // A run whose worker was lost cannot say it never read its mode.
+    let lost = Outcome::lost(Terminal::Diverged { limit: stagecheck::executor::Limit::TimeInNative }, 5);
+    assert!(taken_from_unstaged(&runs(lost), Mode::Staged).is_none(), "a lost unstaged run");
     // The runtime's StagingError ends a staged run as a refusal, taken or run.
     let terminal = Terminal::Raised { exc_type: "StagingError".into(), message: "no".into(), line: Some(3), traceback: vec![], refusal: true };
     let staging = Outcome { terminal, ..base() };

@@ -114,7 +114,8 @@ pub struct Outcome {
     pub gpu_flushed: Option<String>,
     /// The run read its mode or placement (`tensors::mode_read`: a staged
     /// function called, `sc.device` entered): only such a run of converted
-    /// code can behave differently staged. Not compared.
+    /// code can behave differently staged. True for a lost run ([`Outcome::lost`]),
+    /// which cannot say. Not compared.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub mode_read: bool,
     /// Not run but taken from the run of the mode named (a staged mode's
@@ -139,7 +140,8 @@ impl Outcome {
             gpu_mismatches: Vec::new(),
             leaks: Vec::new(),
             gpu_flushed: None,
-            mode_read: false,
+            // Unknown: nothing is taken from a run whose worker was lost.
+            mode_read: true,
             taken_from: None,
         }
     }

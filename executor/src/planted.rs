@@ -107,13 +107,13 @@ pub const RUNTIME: &[(&str, &str)] = &[
     ),
 ];
 
-/// The native operators' planted bugs (`operators/`, checked with [`native`]).
+/// The native operators' planted bugs (`operators/`, checked with [`active_once`]).
 pub const NATIVE: &[&str] = &["or_returns_bool", "ld_keeps_name_error"];
 
-/// Whether the native operators' planted bug `name` is active: the
-/// environment read once, as the operators ask on every call.
+/// [`active`] with the environment read once, for the checks asked on
+/// every operator call or every item the restore compares.
 #[inline(always)]
-pub fn native(name: &str) -> bool {
+pub fn active_once(name: &str) -> bool {
     static PLANT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
     cfg!(feature = "planted-bugs") && PLANT.get_or_init(|| std::env::var("STAGECHECK_PLANT").ok()).as_deref() == Some(name)
 }
@@ -125,14 +125,6 @@ pub const EXECUTOR: &[&str] = &["render_bool_as_int", "render_attrs_unsorted", "
 /// Every planted bug of this crate: the slips, the replacements, the executor's.
 pub fn names() -> impl Iterator<Item = &'static str> {
     SLIPS.iter().map(|s| s.name).chain(RUNTIME.iter().map(|(n, _)| *n)).chain(NATIVE.iter().copied()).chain(EXECUTOR.iter().copied())
-}
-
-/// Whether `restore_compares_keys_only` is planted, read once (the restore
-/// asks for every item of every shared dict after every run; [`active`]
-/// reads the environment).
-pub fn restore_compares_keys_only() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    cfg!(feature = "planted-bugs") && *ON.get_or_init(|| active("restore_compares_keys_only"))
 }
 
 /// `slip.function`'s definition in `source` with the slip applied, dedented

@@ -504,7 +504,7 @@ fn differences<K>(now: &[(K, PyObjectRef)], then: &[(K, PyObjectRef)], same: imp
 /// Puts back `items` in `dict` unless it holds them already.
 fn restore_dict(dict: &PyDictRef, items: &[(PyObjectRef, PyObjectRef)], vm: &VirtualMachine) {
     let now = dict.items_vec();
-    if !same_objects(now.iter(), items, |(k, v), (k0, v0)| k.is(k0) && (crate::planted::restore_compares_keys_only() || v.is(v0))) {
+    if !same_objects(now.iter(), items, |(k, v), (k0, v0)| k.is(k0) && (crate::planted::active_once("restore_compares_keys_only") || v.is(v0))) {
         dict.clear();
         for (k, v) in items {
             let _ = dict.set_item(&**k, v.clone(), vm);

@@ -80,16 +80,8 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
                 // A finding must reproduce, and a mode that only ran out of
                 // time must also run out of time with a longer limit.
                 let again = if only_timed_out(&report.verdict) {
-                    let normal = worker.config().clone();
-                    let config = crate::executor::Config { time_limit: normal.time_limit * SLOW_FACTOR, ..normal.clone() };
-                    // A target's worker takes the longer limit in place (no restart).
-                    if worker.set_limits(&config) {
-                        let again = judged(worker, &case.program.source, &path, modes);
-                        worker.set_limits(&normal);
-                        again
-                    } else {
-                        judged(&mut worker.like(config), &case.program.source, &path, modes)
-                    }
+                    let longer = worker.config().time_limit * SLOW_FACTOR;
+                    worker.with_time_limit(longer, |w| judged(w, &case.program.source, &path, modes))
                 } else {
                     judged(worker, &case.program.source, &path, modes)
                 };
@@ -109,7 +101,7 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
                     }
                     Ok(again) => match again.verdict {
                         Verdict::Refused { construct, reason, .. } => Kind::Refused { reason: reason_key(&construct, &reason) },
-                        _ if only_timed_out(&report.verdict) => Kind::Slow { ratio: slowest_ratio(&again) },
+                        _ if only_timed_out(&report.verdict) => Kind::Slow { ratio: again.slowest_ratio() },
                         v => Kind::Poisoned { first: first_id(&report.verdict, case), again: format!("{v:?}").chars().take(120).collect() },
                     },
                     Err(e) => Kind::Poisoned { first: first_id(&report.verdict, case), again: e.to_string() },
@@ -119,20 +111,6 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
         }
     };
     Checked { kind, micros: started.elapsed().as_micros() as u64, taken }
-}
-
-/// The largest ratio of a converted mode's time to the original's in `report`.
-fn slowest_ratio(report: &crate::check::CheckReport) -> f64 {
-    let micros: Vec<(crate::modes::Mode, u64)> = report
-        .runs
-        .iter()
-        .filter_map(|(m, run)| match run {
-            crate::modes::ModeRun::Ran { outcome } if outcome.taken_from.is_none() => Some((*m, outcome.micros)),
-            _ => None,
-        })
-        .collect();
-    let original = micros.iter().find(|(m, _)| *m == crate::modes::Mode::Original).map_or(1, |(_, t)| (*t).max(1));
-    micros.iter().map(|(_, t)| *t as f64 / original as f64).fold(0.0, f64::max)
 }
 
 /// Where the GPU flushed subnormals in the mode the verdict blames, when

@@ -112,6 +112,21 @@ impl Worker {
         }
     }
 
+    /// `f` on a worker like this one whose runs have `time_limit`: this one,
+    /// its limits set and put back, where it can take them in place
+    /// ([`Worker::set_limits`]), else a new one ([`Worker::like`]).
+    pub fn with_time_limit<T>(&mut self, time_limit: std::time::Duration, f: impl FnOnce(&mut Worker) -> T) -> T {
+        let normal = self.config().clone();
+        let longer = Config { time_limit, ..normal.clone() };
+        if self.set_limits(&longer) {
+            let result = f(self);
+            self.set_limits(&normal);
+            result
+        } else {
+            f(&mut self.like(longer))
+        }
+    }
+
     /// The target this worker runs programs under, if any.
     pub fn target(&self) -> Option<&crate::targets::Target> {
         match &self.backend {

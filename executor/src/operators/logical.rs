@@ -39,7 +39,7 @@ fn and_or(args: FuncArgs, is_and: bool, vm: &VirtualMachine) -> PyResult {
         }
         // `and` stops at a false operand, `or` at a true one.
         if truth(&value, vm)? != is_and {
-            if crate::planted::native("or_returns_bool") && !is_and {
+            if crate::planted::active_once("or_returns_bool") && !is_and {
                 return Ok(vm.ctx.new_bool(true).into());
             }
             return Ok(if as_test { vm.ctx.new_bool(!is_and).into() } else { value });

@@ -16,7 +16,7 @@ pub(super) fn ld(args: FuncArgs, vm: &VirtualMachine) -> PyResult {
     let [thunk, name] = positional::<2>(args, "ld", vm)?;
     let value = match thunk.call((), vm) {
         Ok(value) => value,
-        Err(e) if e.fast_isinstance(vm.ctx.exceptions.name_error) && !crate::planted::native("ld_keeps_name_error") => {
+        Err(e) if e.fast_isinstance(vm.ctx.exceptions.name_error) && !crate::planted::active_once("ld_keeps_name_error") => {
             let template = global(Global::Unbound, vm)?
                 .ok_or_else(|| vm.new_runtime_error("stagecheck.ag.variables._UNBOUND is unbound"))?;
             let template = template.downcast_ref::<PyStr>().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
