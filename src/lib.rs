@@ -16,6 +16,7 @@ pub mod fuzz;
 pub mod gradcheck;
 pub mod html;
 pub mod input;
+pub mod jail;
 pub mod modes;
 pub mod oracle;
 pub mod planted;

@@ -146,6 +146,9 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|a| a == stagecheck::worker::SUBCOMMAND) {
         return stagecheck::worker::serve::serve();
     }
+    if std::env::args_os().nth(1).is_some_and(|a| a == stagecheck::jail::SUBCOMMAND) {
+        return stagecheck::jail::launch::main(std::env::args_os().skip(2).collect());
+    }
     stagecheck::worker::this_binary_serves();
     let cli = Cli::parse();
     let result = match cli.command {

@@ -45,11 +45,11 @@ use crate::executor::{Config as ExecConfig, Outcome, Terminal, Value};
 use crate::targets::protocol::canonical;
 use crate::oracle::{compare as compare_outcomes, Difference};
 use serde::Serialize;
-use std::io::{Read, Write};
+use crate::jail::pipes::{Drain, Keep};
+use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub(crate) mod confine;
 
 /// The kit and the wrapper's `main`, one script.
 fn wrapper() -> &'static str {
@@ -94,19 +94,25 @@ impl Python {
     pub fn run(&self, source: &str, path: &str, limits: &ExecConfig) -> CpythonRun {
         let memory = 2 * limits.memory_limit as u64 + (256 << 20);
         let cpu = limits.time_limit.as_secs() + 2;
-        let mut command = Command::new(&self.executable);
-        confine::apply(&mut command, confine::ruleset(&self.executable, &self.prefixes, &[]), "--oracle cpython");
-        let child = command
-            .args(["-s", "-S", "-B", "-c", wrapper(), path])
-            .args([limits.stdout_limit.to_string(), memory.to_string(), cpu.to_string()])
-            .env("PYTHONHASHSEED", "0")
-            .env("PYTHONIOENCODING", "utf-8")
-            .env_remove("PYTHONPATH")
-            .env_remove("PYTHONSTARTUP")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn();
+        let policy = crate::jail::Policy {
+            read: self.prefixes.clone(),
+            exec: vec![self.executable.clone()],
+            env: crate::jail::base_env(None),
+            memory: Some(memory),
+            cpu: Some(cpu + 1),
+            file_size: 0,
+            ..Default::default()
+        };
+        let args: Vec<std::ffi::OsString> = ["-s", "-S", "-B", "-c", wrapper(), path].iter().map(Into::into).collect();
+        let child = policy.command(&self.executable, &args).and_then(|mut command| {
+            command
+                .args([limits.stdout_limit.to_string(), memory.to_string(), cpu.to_string()])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| e.to_string())
+        });
         let mut child = match child {
             Ok(c) => c,
             Err(e) => return CpythonRun::Skipped { reason: format!("cannot start {}: {e}", self.program) },
@@ -114,38 +120,36 @@ impl Python {
         let mut stdin = child.stdin.take().expect("piped stdin");
         let source = source.to_string();
         let writer = std::thread::spawn(move || {
+            crate::jail::pipes::no_sigpipe_here();
             let _ = stdin.write_all(source.as_bytes());
         });
-        let mut stdout = child.stdout.take().expect("piped stdout");
-        let reader = std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = stdout.read_to_end(&mut text);
-            text
-        });
-        let mut stderr = child.stderr.take().expect("piped stderr");
-        let err_reader = std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = stderr.read_to_end(&mut text);
-            text
-        });
+        // The wrapper prints one outcome, its stdout capped at the limit (a
+        // bound on everything it can print, with room for the globals).
+        let cap = 4 * limits.stdout_limit + (16 << 20);
+        let out = Drain::spawn(child.stdout.take().expect("piped stdout"), cap, Keep::First);
+        let err = Drain::spawn(child.stderr.take().expect("piped stderr"), 64 << 10, Keep::Last);
         let deadline = Instant::now() + limits.time_limit + Duration::from_secs(1);
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break Some(status),
                 Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break None;
-                }
+                _ => break None,
             }
         };
+        // Whatever the program started goes with it, and its pipes end.
+        crate::jail::kill_group(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
         let _ = writer.join();
-        let out = reader.join().unwrap_or_default();
-        let err = err_reader.join().unwrap_or_default();
+        let out = out.finish(Duration::from_secs(1));
+        let err = err.finish(Duration::from_millis(100)).bytes;
         if status.is_none() {
             return CpythonRun::Skipped { reason: "time limit in CPython".into() };
         }
+        if out.dropped > 0 {
+            return CpythonRun::Skipped { reason: format!("the CPython run printed more than {cap} bytes around its outcome") };
+        }
+        let out = out.bytes;
         parse(&out).unwrap_or_else(|why| {
             let err = String::from_utf8_lossy(&err);
             let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();

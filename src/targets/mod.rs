@@ -18,10 +18,11 @@
 //!
 //! Any other NAME containing a `/` is an executable that speaks the protocol
 //! (a third party's converter, the protocol's tests): its `ready` says its
-//! modes. Programs under a target are not in RustPython's sandbox: the
-//! Python ones run under Landlock ([`crate::cpython::confine`]: read the
-//! interpreter's prefixes and the system's libraries, write one private
-//! temporary directory, run no other program, no network).
+//! modes. Programs under a target are not in RustPython's sandbox: every
+//! target's worker runs in the jail ([`crate::jail`], [`Target::policy`]:
+//! read the interpreter's prefixes (a third party's: its own directory) and
+//! the system's libraries, write one private temporary directory, run no
+//! other program (a third party's: the system's commands), no network).
 //!
 //! A target's refusal (`refused`) is a verdict `Refused` with construct
 //! `target` (intended: `crate::refusals`); a run that `fell_back` (a part
@@ -56,8 +57,9 @@ pub struct Target {
     pub name: String,
     pub program: PathBuf,
     pub args: Vec<OsString>,
-    /// Python targets: what Landlock lets the interpreter read; None for an
-    /// executable of a third party (run as it is).
+    /// Python targets: what the jail lets the interpreter read besides the
+    /// system's libraries; None for an executable of a third party (which
+    /// may read beside itself and run the system's commands).
     pub confine: Option<Vec<PathBuf>>,
     /// The family of programs it takes, where it says (built-ins).
     pub family: Option<Family>,
@@ -145,7 +147,6 @@ impl Target {
             let real = std::fs::canonicalize(&python).unwrap_or_else(|_| python.clone());
             let mut readable = vec![venv_dir()];
             readable.extend(real.parent().and_then(|bin| bin.parent()).map(PathBuf::from));
-            readable.extend(["/proc", "/sys"].map(PathBuf::from));
             let script = format!("{PYTHON_KIT}\n{}", b.script);
             return Ok(Target {
                 name: name.to_string(),
@@ -169,6 +170,31 @@ impl Target {
             return Ok(target);
         }
         Err(format!("unknown target {name:?}: built-in targets are {}; or give the path of an executable speaking targets/README.md's protocol", builtin_names().join(", ")))
+    }
+
+    /// The jail its worker runs in, writing beneath `tmp` only.
+    pub fn policy(&self, tmp: &std::path::Path) -> crate::jail::Policy {
+        let mut policy = crate::jail::Policy {
+            write: Some(tmp.to_path_buf()),
+            env: crate::jail::base_env(Some(tmp)),
+            file_size: crate::jail::FILE_SIZE,
+            ..Default::default()
+        };
+        match &self.confine {
+            Some(readable) => {
+                // The venv's python is a link to the base interpreter: the
+                // real file is what the kernel executes.
+                policy.read = readable.clone();
+                policy.exec = vec![std::fs::canonicalize(&self.program).unwrap_or_else(|_| self.program.clone())];
+            }
+            None => {
+                let beside = std::fs::canonicalize(&self.program).ok().and_then(|p| p.parent().map(PathBuf::from));
+                policy.read.extend(beside.clone());
+                policy.exec.extend(beside.into_iter().chain(["/usr/bin", "/bin", "/usr/lib", "/usr/libexec"].map(PathBuf::from)));
+                policy.forks = true;
+            }
+        }
+        policy
     }
 
     /// `--target NAME` as a command line's flag (replay commands).

@@ -8,10 +8,11 @@
 //! frame of the protocol, or not one of its replies, ends the worker the same
 //! way (`crashed`: "a reply that does not parse").
 //!
-//! A Python target's worker runs under Landlock
-//! ([`crate::cpython::confine`]), with a private temporary directory
-//! (`TMPDIR`, removed with the worker), and dies with this process
-//! (`PR_SET_PDEATHSIG`).
+//! Every target's worker runs in the jail ([`crate::jail`]: its own process
+//! group, killed whole when the worker ends; no network, no host
+//! environment, no other process's `/proc`), with a private temporary
+//! directory (`TMPDIR` and `HOME`, removed with the worker), and dies with
+//! this process.
 
 use super::protocol::{outcome_from_python, Limits, Ready, Reply, Request, VERSION};
 use super::Target;
@@ -19,7 +20,6 @@ use crate::executor::{Config, Limit, Outcome, Terminal};
 use crate::modes::{ModeRun, RefusalInfo};
 use crate::worker::process::{Live, Stop};
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// How long a target's worker may take to answer `hello`.
@@ -90,24 +90,14 @@ impl TargetProcess {
     }
 
     fn start(&mut self) -> Result<(), String> {
-        let mut command = Command::new(&self.target.program);
-        command.args(&self.target.args);
-        let mut tmp = None;
-        if let Some(readable) = &self.target.confine {
-            // One per worker of this process (several supervisors run at once: fuzz threads, the reducer).
-            static WORKERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-            let n = WORKERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let dir = std::env::temp_dir().join(format!("stagecheck-target-{}-{n}", std::process::id()));
-            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            let executable = std::fs::canonicalize(&self.target.program).unwrap_or_else(|_| self.target.program.clone());
-            let ruleset = crate::cpython::confine::ruleset(&executable, readable, std::slice::from_ref(&dir));
-            crate::cpython::confine::apply(&mut command, ruleset, "the targets' workers");
-            // HOME too: Keras (imported by TensorFlow) reads and writes ~/.keras.
-            command.env("TMPDIR", &dir).env("HOME", &dir).env("PYTHONHASHSEED", "0").env("PYTHONIOENCODING", "utf-8");
-            command.env_remove("PYTHONPATH").env_remove("PYTHONSTARTUP");
-            tmp = Some(TempDir(dir));
-        }
-        dies_with_parent(&mut command);
+        // One directory per worker of this process (several supervisors run
+        // at once: fuzz threads, the reducer).
+        static WORKERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = WORKERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("stagecheck-target-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let tmp = TempDir(dir);
+        let mut command = self.target.policy(&tmp.0).command(&self.target.program, &self.target.args)?;
         let mut live = Live::spawn(&mut command).map_err(|e| format!("target {}: cannot start {}: {e}", self.target.name, self.target.program.display()))?;
         self.started += 1;
         let hello = Request::Hello { protocol: VERSION, limits: Limits::of(&self.config) };
@@ -118,7 +108,7 @@ impl TargetProcess {
             Err(Stop::Timeout) => return Err(format!("target {}: {}", self.target.name, live.end("it did not answer hello in time".into()))),
             Err(Stop::Dead(why)) => return Err(format!("target {}: {}", self.target.name, live.end(why))),
         };
-        self.live = Some((live, tmp));
+        self.live = Some((live, Some(tmp)));
         self.ready = Some(ready);
         Ok(())
     }
@@ -192,20 +182,5 @@ impl TargetProcess {
 impl Drop for TargetProcess {
     fn drop(&mut self) {
         self.retire(String::new());
-    }
-}
-
-/// The worker gets SIGKILL when this process dies (a `kill -9` of the fuzz
-/// loop leaves no TensorFlow behind) and leaves no core file.
-fn dies_with_parent(command: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: prctl and setrlimit are async-signal-safe; nothing is allocated.
-    unsafe {
-        command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-            libc::setrlimit(libc::RLIMIT_CORE, &none);
-            Ok(())
-        });
     }
 }

@@ -120,10 +120,10 @@ pub struct Confinement {
 
 /// The layers to apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Layers {
-    rlimits: bool,
-    landlock: bool,
-    seccomp: bool,
+pub(crate) struct Layers {
+    pub(crate) rlimits: bool,
+    pub(crate) landlock: bool,
+    pub(crate) seccomp: bool,
 }
 
 /// Confines this process (see the module doc); never fails: what could not
@@ -164,7 +164,7 @@ pub fn confine(config: &Config) -> Confinement {
 
 /// The layers `STAGECHECK_NO_CONFINE` leaves on, and a note on a name it
 /// does not know (which turns nothing off: confinement fails safe).
-fn layers_from(value: Option<&str>) -> (Layers, Option<String>) {
+pub(crate) fn layers_from(value: Option<&str>) -> (Layers, Option<String>) {
     let all = Layers { rlimits: true, landlock: true, seccomp: true };
     let value = value.unwrap_or("").trim();
     match value {
@@ -225,7 +225,7 @@ fn rlimits(config: &Config) -> Result<String, String> {
 
 /// Sets a limit (soft and hard) to `value`, or leaves it where it already is
 /// lower; the limit in force.
-fn lower(resource: libc::__rlimit_resource_t, value: u64) -> Result<u64, String> {
+pub(crate) fn lower(resource: libc::__rlimit_resource_t, value: u64) -> Result<u64, String> {
     let mut now = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: a valid resource and out-pointer.
     if unsafe { libc::getrlimit(resource, &mut now) } != 0 {

@@ -20,6 +20,7 @@
 
 use super::confine::{Confinement, CPU_RECYCLE};
 use super::protocol::{encode, frame_len, Reply, Request};
+use crate::jail::pipes::{Drain, Keep};
 use crate::executor::{tensors, worker::GRACE, Config, Limit, Outcome, Phases, SyntaxError, Terminal};
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -27,8 +28,7 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, Once};
-use std::thread::JoinHandle;
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
 /// Bytes of a worker's stderr kept for its crash message.
@@ -67,8 +67,7 @@ pub(crate) struct Live {
     /// Where each read from the socket lands (one allocation per worker,
     /// not one per reply).
     chunk: Box<[u8]>,
-    stderr: Arc<Mutex<Vec<u8>>>,
-    stderr_reader: Option<JoinHandle<()>>,
+    stderr: Drain,
     pub(crate) runs: u64,
     baseline_rss: u64,
     confinement: Confinement,
@@ -238,25 +237,13 @@ impl Live {
         // The command holds this side's copy of the worker's end until it is
         // dropped: closed now, so a worker that dies is an end of stream here.
         command.stdin(Stdio::null()).stdout(Stdio::null());
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let mut pipe = child.stderr.take().expect("piped stderr");
-        let kept = stderr.clone();
-        let stderr_reader = std::thread::spawn(move || {
-            let mut chunk = [0u8; 1024];
-            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-                let mut kept = kept.lock().unwrap();
-                kept.extend_from_slice(&chunk[..n]);
-                let excess = kept.len().saturating_sub(STDERR_KEPT);
-                kept.drain(..excess);
-            }
-        });
+        let stderr = Drain::spawn(child.stderr.take().expect("piped stderr"), STDERR_KEPT, Keep::Last);
         Ok(Live {
             child,
             socket: ours,
             buffer: Vec::new(),
             chunk: vec![0u8; 64 << 10].into_boxed_slice(),
             stderr,
-            stderr_reader: Some(stderr_reader),
             runs: 0,
             baseline_rss: 0,
             confinement: Confinement::default(),
@@ -336,11 +323,12 @@ impl Live {
     /// Kills the worker (if it still lives), reaps it, and says how it ended:
     /// `why`, its exit status or signal, and the last lines of its stderr.
     pub(crate) fn end(mut self, why: String) -> String {
+        // A jailed worker leads a process group: all it started goes too,
+        // and with them every holder of its stderr.
+        crate::jail::kill_group(self.child.id());
         let _ = self.child.kill();
         let status = self.child.wait();
-        if let Some(reader) = self.stderr_reader.take() {
-            let _ = reader.join();
-        }
+        let stderr = self.stderr.finish(Duration::from_millis(500)).bytes;
         let status = match status {
             Ok(s) => match (s.code(), s.signal()) {
                 (_, Some(sig)) => format!("was killed by {}", signal_name(sig)),
@@ -349,7 +337,7 @@ impl Live {
             },
             Err(e) => format!("could not be reaped: {e}"),
         };
-        let stderr = without_thread_ids(&String::from_utf8_lossy(&self.stderr.lock().unwrap()));
+        let stderr = without_thread_ids(&String::from_utf8_lossy(&stderr));
         let tail: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
         let tail = tail[tail.len().saturating_sub(3)..].join("; ");
         let mut message = format!("the worker process {status}");
