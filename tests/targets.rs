@@ -21,8 +21,6 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-const KIT: &str = include_str!("../targets/python/stagecheck_target.py");
-
 fn stagecheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(args).output().expect("stagecheck runs")
 }
@@ -31,15 +29,8 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// An executable target: the kit and `body` run by python3 (a shell script
-/// passing them with `-c`, as a third party would).
 fn worker_script(name: &str, body: &str) -> PathBuf {
-    let python = common::program("targets", &format!("{name}.py"), format!("{KIT}\n{body}"));
-    let sh = format!("#!/bin/sh\nexec python3 -c \"$(cat '{}')\"\n", python.display());
-    let path = common::program("targets", name, sh);
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
+    common::third_party_target("targets", name, body)
 }
 
 /// A third party's converter in a few lines: `unstaged` runs the program

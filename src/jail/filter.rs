@@ -34,7 +34,8 @@ const REFUSED: &[libc::c_long] = &[
     libc::SYS_ioperm,
 ];
 
-/// Refused where the policy does not let the jail start processes.
+/// Refused where the policy does not let the jail start processes (with
+/// `clone` on a condition: [`threads_only_filters`]).
 #[cfg(target_arch = "x86_64")]
 const PROCESSES: &[libc::c_long] = &[libc::SYS_fork, libc::SYS_vfork];
 #[cfg(not(target_arch = "x86_64"))]
@@ -45,36 +46,71 @@ pub fn refused_calls(forks: bool) -> usize {
     REFUSED.len() + 1 + if forks { 0 } else { PROCESSES.len() + 1 }
 }
 
+fn arch() -> Result<TargetArch, String> {
+    std::env::consts::ARCH.try_into().map_err(|_| format!("no filter for {}", std::env::consts::ARCH))
+}
+
+fn condition(arg: u8, op: Op, value: u64) -> Result<Vec<SeccompRule>, String> {
+    let c = SeccompCondition::new(arg, Len::Dword, op, value).map_err(|e| e.to_string())?;
+    Ok(vec![SeccompRule::new(vec![c]).map_err(|e| e.to_string())?])
+}
+
+/// The filters that leave a process threads only: `fork`, `vfork` and a
+/// `clone` without `CLONE_THREAD` refused; `clone3`, whose flags are in
+/// memory a filter cannot read, ENOSYS, so that libc falls back to `clone`.
+fn threads_only_filters(arch: TargetArch) -> Result<Vec<SeccompFilter>, String> {
+    let mut refused: BTreeMap<i64, Vec<SeccompRule>> = PROCESSES.iter().map(|n| (*n, Vec::new())).collect();
+    refused.insert(libc::SYS_clone, condition(0, Op::MaskedEq(libc::CLONE_THREAD as u64), 0)?);
+    let clone3 = [(libc::SYS_clone3, Vec::new())].into();
+    Ok(vec![
+        SeccompFilter::new(clone3, SeccompAction::Allow, SeccompAction::Errno(libc::ENOSYS as u32), arch).map_err(|e| e.to_string())?,
+        SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch).map_err(|e| e.to_string())?,
+    ])
+}
+
+fn compile(filter: SeccompFilter) -> Result<BpfProgram, String> {
+    filter.try_into().map_err(|e: seccompiler::BackendError| e.to_string())
+}
+
 /// Applies the filter to this process (and, through `exec` and `fork`, to
 /// everything it becomes and starts); what it refuses, in words.
 pub fn apply(forks: bool) -> Result<String, String> {
-    let arch: TargetArch =
-        std::env::consts::ARCH.try_into().map_err(|_| format!("no filter for {}", std::env::consts::ARCH))?;
-    let cond = |arg: u8, op: Op, value: u64| SeccompCondition::new(arg, Len::Dword, op, value).map_err(|e| e.to_string());
-    let rule = |c: SeccompCondition| SeccompRule::new(vec![c]).map_err(|e| e.to_string());
+    let arch = arch()?;
     let mut refused: BTreeMap<i64, Vec<SeccompRule>> = REFUSED.iter().map(|n| (*n, Vec::new())).collect();
     // The death signal the parent set stays (a program clearing it would outlive stagecheck).
-    refused.insert(libc::SYS_prctl, vec![rule(cond(0, Op::Eq, libc::PR_SET_PDEATHSIG as u64)?)?]);
-    let mut filters = vec![];
+    refused.insert(libc::SYS_prctl, condition(0, Op::Eq, libc::PR_SET_PDEATHSIG as u64)?);
+    let mut filters =
+        vec![SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch).map_err(|e| e.to_string())?];
     if !forks {
-        refused.extend(PROCESSES.iter().map(|n| (*n, Vec::new())));
-        // Threads, not processes; `clone3`'s flags are in memory a filter
-        // cannot read: ENOSYS, so that libc falls back to `clone`.
-        let thread = libc::CLONE_THREAD as u64;
-        refused.insert(libc::SYS_clone, vec![rule(cond(0, Op::MaskedEq(thread), 0)?)?]);
-        filters.push(SeccompFilter::new(
-            [(libc::SYS_clone3, Vec::new())].into(),
-            SeccompAction::Allow,
-            SeccompAction::Errno(libc::ENOSYS as u32),
-            arch,
-        ));
+        filters.extend(threads_only_filters(arch)?);
     }
-    debug_assert_eq!(refused.len(), refused_calls(forks));
-    filters.push(SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch));
     for filter in filters {
-        let program: BpfProgram = filter.and_then(|f| f.try_into()).map_err(|e| e.to_string())?;
-        apply_filter_all_threads(&program).map_err(|e| e.to_string())?;
+        apply_filter_all_threads(&compile(filter)?).map_err(|e| e.to_string())?;
     }
     let processes = if forks { "" } else { ", no process but threads" };
     Ok(format!("seccomp: {} calls refused (no socket, device node, ptrace, namespace{processes})", refused_calls(forks)))
+}
+
+/// The environment variable that hands a fork server the filters its
+/// children install before they run a program (`targets/python`'s kit).
+pub const THREADS_ONLY_VAR: &str = "STAGECHECK_THREADS_ONLY";
+
+/// [`THREADS_ONLY_VAR`]'s value: each threads-only filter as a classic
+/// BPF program (8-byte instructions, this machine's byte order), in hex,
+/// comma-separated.
+pub fn threads_only_programs() -> Result<String, String> {
+    let mut out = Vec::new();
+    for filter in threads_only_filters(arch()?)? {
+        let program = compile(filter)?;
+        let mut hex = String::with_capacity(program.len() * 16);
+        for i in &program {
+            let mut bytes = Vec::with_capacity(8);
+            bytes.extend(i.code.to_ne_bytes());
+            bytes.extend([i.jt, i.jf]);
+            bytes.extend(i.k.to_ne_bytes());
+            hex.extend(bytes.iter().map(|b| format!("{b:02x}")));
+        }
+        out.push(hex);
+    }
+    Ok(out.join(","))
 }

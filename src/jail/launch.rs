@@ -24,12 +24,19 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         eprintln!("stagecheck jail: usage: stagecheck __jail POLICY-JSON PROGRAM [ARGS...]");
         return ExitCode::from(2);
     };
+    let mut env = policy.env.clone();
+    if policy.threads_only_children && !policy.off.iter().any(|o| o == "seccomp") {
+        match super::filter::threads_only_programs() {
+            Ok(programs) => env.push((super::filter::THREADS_ONLY_VAR.to_string(), programs)),
+            Err(why) => eprintln!("stagecheck jail: its children without the threads-only filter: {why}"),
+        }
+    }
     let lacking = confine(&policy);
     if !lacking.is_empty() {
         eprintln!("stagecheck jail: without {}", lacking.join("; without "));
     }
     use std::os::unix::process::CommandExt;
-    let error = std::process::Command::new(&program).args(args).env_clear().envs(policy.env.iter().map(|(k, v)| (k, v))).exec();
+    let error = std::process::Command::new(&program).args(args).env_clear().envs(env).exec();
     eprintln!("stagecheck jail: cannot run {}: {error}", program.to_string_lossy());
     ExitCode::from(CANNOT_START)
 }
@@ -39,9 +46,11 @@ pub fn confine(policy: &Policy) -> Vec<String> {
     let mut lacking = Vec::new();
     let on = |name: &str| !policy.off.iter().any(|o| o == name);
     close_inherited();
-    // The network namespace needs a capability that is dropped next.
-    if let Err(why) = new_network() {
-        lacking.push(format!("a network namespace: {why}"));
+    // Namespaces need a capability that is dropped next.
+    match new_namespaces() {
+        Ok(Namespaces::All) => {}
+        Ok(Namespaces::NetworkOnly(why)) => lacking.push(format!("a PID namespace (other processes' /proc readable): {why}")),
+        Err(why) => lacking.push(format!("a network namespace: {why}")),
     }
     drop_capabilities();
     if on("rlimits") {
@@ -70,13 +79,69 @@ fn close_inherited() {
     }
 }
 
-/// A new network namespace: no interface but a loopback that is down.
-fn new_network() -> Result<(), String> {
-    // SAFETY: unshare has no memory-safety preconditions.
-    if unsafe { libc::unshare(libc::CLONE_NEWNET) } == 0 {
-        return Ok(());
+/// Which namespaces the jail got.
+enum Namespaces {
+    /// Network, PID and mount: the program sees only its own processes in
+    /// a `/proc` of its own.
+    All,
+    /// The network only, and why not the others.
+    NetworkOnly(String),
+}
+
+/// New network, PID and mount namespaces: no interface but a loopback that
+/// is down; the program is the first process of its PID namespace (this
+/// launcher forks it and stays outside, passing its exit on), under a
+/// `/proc` of its own that lists no host process.
+fn new_namespaces() -> Result<Namespaces, String> {
+    let error = || std::io::Error::last_os_error().to_string();
+    // SAFETY: unshare, fork, mount and prctl with valid arguments, in a
+    // process with one thread.
+    unsafe {
+        if libc::unshare(libc::CLONE_NEWNET | libc::CLONE_NEWPID | libc::CLONE_NEWNS) != 0 {
+            let why = error();
+            return if libc::unshare(libc::CLONE_NEWNET) == 0 { Ok(Namespaces::NetworkOnly(why)) } else { Err(error()) };
+        }
+        match libc::fork() {
+            -1 => return Err(error()),
+            0 => {}
+            child => pass_on_exit(child),
+        }
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        let none = std::ptr::null();
+        let private = libc::mount(c"none".as_ptr(), c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, none.cast());
+        let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+        if private != 0 || libc::mount(c"proc".as_ptr(), c"/proc".as_ptr(), c"proc".as_ptr(), flags, none.cast()) != 0 {
+            return Ok(Namespaces::NetworkOnly(format!("cannot mount its /proc: {}", error())));
+        }
     }
-    Err(std::io::Error::last_os_error().to_string())
+    OWN_PROC.store(true, std::sync::atomic::Ordering::Relaxed);
+    Ok(Namespaces::All)
+}
+
+/// Whether `/proc` is the jail's own (Landlock may then let it be read whole).
+pub static OWN_PROC: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The launcher's part once it has forked the program's process: it holds
+/// none of the program's descriptors, waits for it, and ends as it ended
+/// (the same exit status, or killed by the same signal), so the parent
+/// reads the program's end as its own worker's.
+fn pass_on_exit(child: libc::pid_t) -> ! {
+    // SAFETY: closing this process's copies of stdin and stdout, waiting for
+    // its child, and ending; nothing else runs in this process.
+    unsafe {
+        libc::close(0);
+        libc::close(1);
+        let mut status = 0;
+        while libc::waitpid(child, &mut status, 0) == -1 && *libc::__errno_location() == libc::EINTR {}
+        if libc::WIFSIGNALED(status) {
+            let signal = libc::WTERMSIG(status);
+            libc::signal(signal, libc::SIG_DFL);
+            let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            libc::setrlimit(libc::RLIMIT_CORE, &none);
+            libc::kill(libc::getpid(), signal);
+        }
+        libc::_exit(libc::WEXITSTATUS(status));
+    }
 }
 
 /// Drops every capability, for good: the bounding and ambient sets, then

@@ -58,6 +58,9 @@ pub struct Policy {
     /// Whether it may start processes (a third party's executable may be a
     /// shell script); an interpreter runs threads only.
     pub forks: bool,
+    /// A fork server's: its children, which run the programs, are handed the
+    /// threads-only filter to install ([`filter::THREADS_ONLY_VAR`]).
+    pub threads_only_children: bool,
     /// The whole environment it gets.
     pub env: Vec<(String, String)>,
     /// `RLIMIT_AS`, in bytes.

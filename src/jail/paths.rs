@@ -27,7 +27,12 @@ pub fn restrict(policy: &Policy) -> Result<String, String> {
         .and_then(|r| r.scope(Scope::from_all(abi)))
         .and_then(|r| r.create())
         .map_err(|e| e.to_string())?;
-    let own = PathBuf::from(format!("/proc/{}", std::process::id()));
+    // Its own /proc lists only the jail's processes; the host's, only this one's.
+    let own = if super::launch::OWN_PROC.load(std::sync::atomic::Ordering::Relaxed) {
+        PathBuf::from("/proc")
+    } else {
+        PathBuf::from(format!("/proc/{}", std::process::id()))
+    };
     let readable = policy
         .read
         .iter()

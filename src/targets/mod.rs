@@ -186,6 +186,9 @@ impl Target {
                 // real file is what the kernel executes.
                 policy.read = readable.clone();
                 policy.exec = vec![std::fs::canonicalize(&self.program).unwrap_or_else(|_| self.program.clone())];
+                // A fork server: it forks a child per run, which may not.
+                policy.forks = true;
+                policy.threads_only_children = true;
             }
             None => {
                 let beside = std::fs::canonicalize(&self.program).ok().and_then(|p| p.parent().map(PathBuf::from));

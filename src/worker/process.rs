@@ -300,6 +300,14 @@ impl Live {
         Ok(())
     }
 
+    /// Whether the worker has closed its end of the socket (nothing left to read).
+    fn closed(&self) -> bool {
+        let mut byte = 0u8;
+        // SAFETY: a one-byte peek into a valid buffer, without blocking.
+        let n = unsafe { libc::recv(self.socket.as_raw_fd(), (&mut byte as *mut u8).cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT) };
+        n == 0
+    }
+
     /// The worker's resident set in bytes (Linux), 0 where unknown.
     fn rss(&self) -> u64 {
         let statm = std::fs::read_to_string(format!("/proc/{}/statm", self.child.id())).unwrap_or_default();
@@ -323,6 +331,14 @@ impl Live {
     /// Kills the worker (if it still lives), reaps it, and says how it ended:
     /// `why`, its exit status or signal, and the last lines of its stderr.
     pub(crate) fn end(mut self, why: String) -> String {
+        // A worker that closed its end is ending on its own (a jailed one
+        // through its launcher, a moment later): its own status is the one to tell.
+        if self.closed() {
+            let until = Instant::now() + Duration::from_millis(200);
+            while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
         // A jailed worker leads a process group: all it started goes too,
         // and with them every holder of its stderr.
         crate::jail::kill_group(self.child.id());

@@ -14,12 +14,13 @@ builtins removed, the same allow-listed importer and its messages, stdout and
 stderr into one capped buffer, the globals the program bound rendered like
 executor/src/render.rs (payloads read directly, no user __repr__ run). It is
 no sandbox: a program can reach the real importer through any function's
-__globals__. stagecheck confines the process instead (src/cpython/confine.rs).
+__globals__. stagecheck confines the process instead (the jail, src/jail/).
 """
 
 import builtins
 import json
 import linecache
+import os
 import struct
 import sys
 import time
@@ -283,18 +284,102 @@ def write_frame(stream, message):
 def serve(ready, run):
     """The worker's loop (targets/README.md): answers `hello` with `ready`
     (a dict: name, version, modes), then each `run` with `run(request, limits)`'s
-    reply, until stdin closes. Frames go over the real stdout only: anything
-    the target itself prints goes to stderr (which stagecheck keeps for a
-    crash's message)."""
+    reply, until stdin closes. Anything the target itself prints goes to
+    stderr (which stagecheck keeps for a crash's message).
+
+    A fork server (AFL's): the worker imports its compiler once, and each run
+    happens in a child forked for it, so every program starts from the state
+    the worker had when it said `ready`: nothing a program rebinds, caches or
+    breaks in the compiler reaches the next program. The child has no way to
+    the protocol's channel (its stdin reads nothing, its fd 1 is a pipe to
+    this process, which forwards what it wrote there); a child that dies
+    without a reply ends this worker the same way, so stagecheck reports the
+    run as it would any worker's death."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr
     hello = read_frame(stdin)
     if not hello or "hello" not in hello:
         raise SystemExit("the first frame must be hello")
     limits = hello["hello"].get("limits", {})
+    filters = seccomp_filters()
     write_frame(stdout, {"ready": ready})
     while True:
         request = read_frame(stdin)
         if request is None:
             return
-        write_frame(stdout, run(request["run"], limits))
+        run_forked(run, request["run"], limits, stdout, filters)
+
+
+def run_forked(run, request, limits, stdout, filters):
+    """One run in a fresh child; what it writes (its reply's frame) is
+    passed on to stagecheck as it comes."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 70
+        try:
+            os.close(r)
+            os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+            os.dup2(w, 1)
+            os.close(w)
+            install(filters)
+            write_frame(stdout, run(request, limits))
+            code = 0
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+        finally:
+            sys.stderr.flush()
+            os._exit(code)
+    os.close(w)
+    # Until the child ends, not until the pipe does: a process the program
+    # started may hold the pipe (it goes when stagecheck ends the worker).
+    import select
+    status = None
+    while True:
+        ready, _, _ = select.select([r], [], [], 0.05)
+        chunk = os.read(r, 1 << 20) if ready else b""
+        if chunk:
+            stdout.write(chunk)
+            stdout.flush()
+            continue
+        if ready or status is not None:
+            break
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if not done:
+            status = None
+    os.close(r)
+    if status is None:
+        _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    if os.WEXITSTATUS(status) != 0:
+        os._exit(os.WEXITSTATUS(status))
+
+
+def seccomp_filters():
+    """The jail's filters that a program's child installs: no process but
+    threads (STAGECHECK_THREADS_ONLY: classic BPF programs, hex, comma-separated);
+    the worker itself may fork, its children may not."""
+    hexed = os.environ.pop("STAGECHECK_THREADS_ONLY", "")
+    if not hexed:
+        return []
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    filters = []
+    for h in hexed.split(","):
+        raw = ctypes.create_string_buffer(bytes.fromhex(h), len(h) // 2)
+        filters.append((libc, Program(len(h) // 16, ctypes.cast(raw, ctypes.c_void_p)), raw))
+    return filters
+
+
+def install(filters):
+    """Installs `filters` on this process (prctl PR_SET_SECCOMP, filter mode); fails closed."""
+    import ctypes
+    for libc, program, _ in filters:
+        if libc.prctl(22, 2, ctypes.byref(program), 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "the jail's filter could not be installed")

@@ -53,3 +53,15 @@ pub fn program(group: &str, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
     std::fs::write(&path, text).expect("write the program");
     path
 }
+
+/// A third party's target: the Python kit and `body` run by python3 from a
+/// shell script (as a third party would), written under `group`.
+pub fn third_party_target(group: &str, name: &str, body: &str) -> PathBuf {
+    const KIT: &str = include_str!("../../targets/python/stagecheck_target.py");
+    let python = program(group, &format!("{name}.py"), format!("{KIT}\n{body}"));
+    let sh = format!("#!/bin/sh\nexec python3 -c \"$(cat '{}')\"\n", python.display());
+    let path = program(group, name, sh);
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
