@@ -1,8 +1,9 @@
 //! The oracle: Snek's convergence property (seed 000 §4), checked between
-//! the modes of one program. Two runs agree when both diverged, or both
-//! raised the same exception type with the same message, or both completed
-//! — and, unless both diverged, printed the same and left the same user
-//! globals (the names the conversion introduces excluded). Lines are
+//! the modes of one program. Two runs agree when both diverged having
+//! printed the same as far as both got (one output begins the other:
+//! [`prefix_difference`]), or both raised the same exception type with the
+//! same message, or both completed — and then printed the same and left the
+//! same user globals (the names the conversion introduces excluded). Lines are
 //! reported, not compared: the original line of an exception is a
 //! statement's first line after conversion.
 //!
@@ -195,6 +196,21 @@ pub fn planned(verdict: Verdict, runs: &[(Mode, ModeRun)]) -> Verdict {
     }
 }
 
+/// Two runs that both diverged printed what they printed before they were
+/// stopped, at different points: their outputs need not be equal, but the
+/// shorter must begin the longer. One that printed something else first
+/// parted ways before either was stopped, and Snek's "both diverge" does
+/// not cover that (a loop that prints `1 2 3 ...` against one that prints
+/// `1 3 5 ...`). The last line of the shorter may have been cut mid-way.
+fn prefix_difference(a: &str, b: &str) -> Option<Difference> {
+    if a.starts_with(b) || b.starts_with(a) {
+        return None;
+    }
+    let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    let i = (0..la.len().min(lb.len())).find(|&i| la[i] != lb[i]).unwrap_or(0);
+    Some(Difference::Stdout { line: i + 1, original: la[i].to_string(), other: lb[i].to_string() })
+}
+
 /// The differences between two outcomes of the same program.
 pub fn compare(a: &Outcome, b: &Outcome) -> Vec<Difference> {
     if let Terminal::Crashed { message } = &b.terminal {
@@ -208,7 +224,7 @@ pub fn compare(a: &Outcome, b: &Outcome) -> Vec<Difference> {
     }
     let diverged = |t: &Terminal| matches!(t, Terminal::Diverged { .. });
     if diverged(&a.terminal) && diverged(&b.terminal) {
-        return vec![];
+        return prefix_difference(&a.stdout, &b.stdout).into_iter().collect();
     }
     // A run on the GPU: floats within its tolerance (close.rs); an exact
     // one too, where NaN equals NaN whatever its sign and payload (the

@@ -130,14 +130,19 @@ fn exception_type_and_message_are_compared_but_not_lines_or_tracebacks() {
 }
 
 #[test]
-fn two_divergences_agree_whatever_else_differs_but_a_crash_never_does() {
+fn two_divergences_agree_while_their_outputs_begin_alike_but_a_crash_never_does() {
     let mut original = base();
     original.terminal = Terminal::Diverged { limit: Limit::Time };
     for mode in COMPARED {
         let mut other = base();
         other.terminal = Terminal::Diverged { limit: Limit::Memory };
-        other.stdout = "other\n".into();
-        assert_agree(&runs(mode, original.clone(), other), "both diverged");
+        other.globals.clear();
+        for (stdout, why) in [("x is 3\nsum 10\nmore\n", "the other got further"), ("x is 3\nsu", "the other was stopped mid-line")] {
+            other.stdout = stdout.into();
+            assert_agree(&runs(mode, original.clone(), other.clone()), why);
+        }
+        other.stdout = "x is 3\nsum 11\nmore\n".into();
+        assert_differs(&runs(mode, original.clone(), other.clone()), mode, "stdout", "both diverged, having printed something else first");
         let mut crashed = base();
         crashed.terminal = Terminal::Crashed { message: "boom".into() };
         assert_differs(&runs(mode, original.clone(), crashed), mode, "crash", "diverged vs crashed");
