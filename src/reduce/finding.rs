@@ -30,6 +30,7 @@ use crate::fuzz::outcome::{only_timed_out, SLOW_FACTOR};
 use crate::fuzz::signature::kind_and_mode;
 use crate::modes::{Mode, ModeRun};
 use crate::oracle::Verdict;
+use crate::corpus::header_value;
 use std::fmt;
 use std::path::Path;
 use std::time::Duration;
@@ -247,7 +248,7 @@ pub fn reduce_file(input: &Path, out: &Path, options: &Options, progress: &mut d
     let mut head = reduced_head(&reduced.target.to_string(), r, input, &header);
     // Under a target: the bug kind (`report --kinds` groups findings by it).
     head.extend(reduced.class.as_ref().map(|c| crate::targets::kinds::header_line(c, &r.source)));
-    head.push(format!("# replay: {}", replay_command(&options.modes, options.under_test.as_ref(), out)));
+    head.push(format!("# replay: {}", header_value(&replay_command(&options.modes, options.under_test.as_ref(), out))));
     let file = format!("{}\n\n{}", head.join("\n"), r.source);
     crate::fuzz::report::atomic_write(out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(reduced)
@@ -266,7 +267,7 @@ pub fn reduced_head(signature: &str, r: &crate::reduce::Reduction, input: &Path,
             r.elapsed.as_secs_f64(),
             if r.complete { "" } else { ", time budget reached" }
         ),
-        format!("# reduced from: {}", input.display()),
+        format!("# reduced from: {}", header_value(&input.display().to_string())),
     ];
     head.extend(header.iter().filter(|l| l.starts_with("# seed ")).map(|l| l.to_string()));
     head
@@ -314,7 +315,7 @@ pub fn reduce_side_finding(
     }
     let r = reduce(body, budget, &mut fails, &mut |_| {})?;
     let mut head = reduced_head(&format!("{kind}-{}", oracle.name), &r, &input, &header);
-    head.push(format!("# replay: {}stagecheck check {} {}", plant_prefix(), oracle.replay, out.display()));
+    head.push(format!("# replay: {}", header_value(&format!("{}stagecheck check {} {}", plant_prefix(), oracle.replay, out.display()))));
     let file = format!("{}\n\n{}", head.join("\n"), r.source);
     crate::fuzz::report::atomic_write(&out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))
 }

@@ -53,3 +53,21 @@ pub fn program(group: &str, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
     std::fs::write(&path, text).expect("write the program");
     path
 }
+
+/// Runs this build's `stagecheck` with `args`.
+pub fn stagecheck(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(args).output().expect("stagecheck runs")
+}
+
+/// Output bytes as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// An empty temporary directory of one test's own (`stagecheck-<group>-<pid>-<name>`).
+pub fn scratch(group: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stagecheck-{group}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
