@@ -58,7 +58,7 @@ pub const REDUCE_FACTOR: u32 = 3;
 /// headed like the modes' reductions, replayed by `check --oracle cpython`.
 /// Best effort, as theirs: a failed reduction is reported, the finding stays.
 pub fn reduce_saved(dir: &Path, python: &Python, exec: &crate::executor::Config, budget: Duration) {
-    let oracle = SideOracle { name: "cpython", replay: "--oracle cpython", default_kind: None };
+    let oracle = SideOracle { name: "cpython", replay: &["--oracle", "cpython"], default_kind: None };
     let still = |worker: &mut Worker, candidate: &str, path: &str, kind: &str| match worker.run(candidate, path) {
         Ok(original) => cpython::check(python, &original, candidate, path, exec).1.difference_kind() == Some(kind),
         Err(_) => false,
@@ -153,7 +153,7 @@ impl Stats {
             }
         }
         for f in &self.findings {
-            let _ = writeln!(m, "- finding `{}` (seed {} index {}, at {:.1} s): `stagecheck check {}{}`", f.id, f.seed, f.index, f.at_seconds, super::findings::replay_flags("cpython", None), f.path.join("program.py").display());
+            let _ = writeln!(m, "- finding `{}` (seed {} index {}, at {:.1} s): `{}`", f.id, f.seed, f.index, f.at_seconds, super::report::replay_command(f));
         }
         m
     }

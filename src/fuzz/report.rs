@@ -268,9 +268,9 @@ pub fn family_share(s: &Stats, c: &str, n: u64) -> Option<(String, f64)> {
     Some((family.to_string(), 100.0 * n as f64 / of.max(1) as f64))
 }
 
-/// The command that replays a finding.
+/// The command that replays a finding (its words quoted for the shell).
 pub fn replay_command(f: &super::stats::Finding) -> String {
-    format!("stagecheck check {}{}", super::findings::replay_flags(&f.mode, f.target.as_deref()), f.path.join("program.py").display())
+    super::findings::replay_command(&f.mode, f.target.as_deref(), &f.path.join("program.py"))
 }
 
 /// A count map's entries, largest first (ties by name).

@@ -279,8 +279,8 @@ pub struct SideOracle<'a> {
     /// The signature's mode (`gradcheck`, `cpython`): the reduced header's
     /// `<kind>-<name>`, and said when the finding no longer reproduces.
     pub name: &'a str,
-    /// `check`'s flag that replays it (`--gradcheck`, `--oracle cpython`).
-    pub replay: &'a str,
+    /// `check`'s flags that replay it (`--gradcheck`; `--oracle`, `cpython`).
+    pub replay: &'a [&'a str],
     /// The kind when the finding has no readable `signature.json` (None:
     /// not reduced).
     pub default_kind: Option<&'a str>,
@@ -315,30 +315,36 @@ pub fn reduce_side_finding(
     }
     let r = reduce(body, budget, &mut fails, &mut |_| {})?;
     let mut head = reduced_head(&format!("{kind}-{}", oracle.name), &r, &input, &header);
-    head.push(format!("# replay: {}", header_value(&format!("{}stagecheck check {} {}", plant_prefix(), oracle.replay, out.display()))));
+    let words = ["stagecheck", "check"].iter().chain(oracle.replay).map(|w| w.to_string()).chain([out.display().to_string()]);
+    head.push(format!("# replay: {}", header_value(&format!("{}{}", plant_prefix(), crate::shell::command(words)))));
     let file = format!("{}\n\n{}", head.join("\n"), r.source);
     crate::fuzz::report::atomic_write(&out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))
 }
 
 /// The one command that replays a reduced program (in a build with planted
-/// bugs, with the `STAGECHECK_PLANT` that chose the bug).
+/// bugs, with the `STAGECHECK_PLANT` that chose the bug), each word quoted
+/// for the shell ([`crate::shell`]).
 pub fn replay_command(modes: &[Mode], under_test: Option<&crate::targets::Target>, file: &Path) -> String {
     let modes: Vec<&str> = modes.iter().map(|m| m.name()).collect();
-    let target = under_test.map(|t| t.flag()).unwrap_or_default();
-    format!("{}stagecheck check {target}--modes {} {}", plant_prefix(), modes.join(","), file.display())
+    let mut words = vec!["stagecheck".to_string(), "check".into()];
+    if let Some(t) = under_test {
+        words.extend(["--target".into(), t.name.clone()]);
+    }
+    words.extend(["--modes".into(), modes.join(","), file.display().to_string()]);
+    format!("{}{}", plant_prefix(), crate::shell::command(words))
 }
 
 /// `STAGECHECK_PLANT=<bug> ` in a build with planted bugs where one is chosen; else nothing.
 pub fn plant_prefix() -> String {
     let plant = std::env::var("STAGECHECK_PLANT").ok().filter(|_| cfg!(feature = "planted-bugs"));
-    plant.map(|p| format!("STAGECHECK_PLANT={p} ")).unwrap_or_default()
+    plant.map(|p| format!("STAGECHECK_PLANT={} ", crate::shell::quote(&p))).unwrap_or_default()
 }
 
 /// The target a header names: a corpus `# target:` line, or a replay command's `--target`.
 pub fn header_target(header: &[&str]) -> Option<String> {
     header.iter().find_map(|l| {
         let name = l.strip_prefix("# target:").or_else(|| l.split_once("--target ").map(|(_, rest)| rest))?;
-        name.split_whitespace().next().map(str::to_string)
+        crate::shell::first_word(name)
     })
 }
 
@@ -346,7 +352,7 @@ pub fn header_target(header: &[&str]) -> Option<String> {
 pub fn header_modes(header: &[&str]) -> Option<Vec<Mode>> {
     header.iter().find_map(|l| {
         let list = l.strip_prefix("# modes:").or_else(|| l.split_once("--modes ").map(|(_, rest)| rest))?;
-        list.split_whitespace().next()?.split(',').map(|m| m.trim().parse().ok()).collect()
+        crate::shell::first_word(list)?.split(',').map(|m| m.trim().parse().ok()).collect()
     })
 }
 

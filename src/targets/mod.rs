@@ -171,11 +171,6 @@ impl Target {
         Err(format!("unknown target {name:?}: built-in targets are {}; or give the path of an executable speaking targets/README.md's protocol", builtin_names().join(", ")))
     }
 
-    /// `--target NAME` as a command line's flag (replay commands).
-    pub fn flag(&self) -> String {
-        format!("--target {} ", self.name)
-    }
-
     /// `modes` cut to the target's: `Err` when none but `original` is left.
     pub fn modes_of(&self, modes: &[Mode]) -> Result<Vec<Mode>, String> {
         let mut out = vec![Mode::Original];

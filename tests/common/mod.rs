@@ -54,6 +54,16 @@ pub fn program(group: &str, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
     path
 }
 
+/// The words a POSIX shell makes of `command` (as the arguments of a
+/// printer: nothing in it runs unless the shell reads a second command,
+/// whose effects then show in `dir`).
+pub fn shell_words(dir: &Path, command: &str) -> Vec<String> {
+    let script = format!("show() {{ printf '%s\\0' \"$@\"; }}; show {command}");
+    let out = Command::new("sh").arg("-c").arg(script).current_dir(dir).output().expect("sh runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout).split_terminator('\0').map(str::to_string).collect()
+}
+
 /// Runs this build's `stagecheck` with `args`.
 pub fn stagecheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(args).output().expect("stagecheck runs")
