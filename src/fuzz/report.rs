@@ -23,6 +23,10 @@ pub struct Summary {
     pub stats: Stats,
     /// The runs this report covers: one, or the shards of a merged report.
     pub runs: Vec<Run>,
+    /// What [`Summary::read`] left out of the file, each a line saying why
+    /// (`super::run_dir`); never written.
+    #[serde(skip)]
+    pub refused: Vec<String>,
 }
 
 /// One fuzz run of a report.
@@ -100,16 +104,26 @@ impl Summary {
             new_findings: stats.findings.len(),
             timeline: stats.timeline.clone(),
         };
-        Summary { seconds: run.seconds, programs: run.programs, checks_per_second: run.checks_per_second, stats: stats.clone(), runs: vec![run] }
+        Summary { seconds: run.seconds, programs: run.programs, checks_per_second: run.checks_per_second, stats: stats.clone(), runs: vec![run], refused: Vec::new() }
     }
 
-    /// Reads `DIR/summary.json`.
+    /// Reads `DIR/summary.json`, keeping only the findings that name their
+    /// own directory under `DIR/findings/` ([`super::run_dir`]; the others
+    /// in [`Summary::refused`]). `Err` when it had findings and none is left.
     pub fn read(dir: &Path) -> Result<Summary, String> {
         let path = dir.join("summary.json");
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut summary: Summary = serde_json::from_str(&text)
             .map_err(|e| format!("{}: not a stagecheck fuzz summary (or one from an older version): {e}", path.display()))?;
         summary.stats.elapsed = std::time::Duration::from_secs_f64(summary.seconds.max(0.0));
+        let had = summary.stats.new_findings();
+        super::run_dir::keep_valid(&path, dir, &mut summary.stats.findings, &mut summary.refused);
+        if let Some(c) = &mut summary.stats.cpython {
+            super::run_dir::keep_valid(&path, dir, &mut c.findings, &mut summary.refused);
+        }
+        if had > 0 && summary.stats.new_findings() == 0 {
+            return Err(format!("no valid finding left, nothing written:\n{}", summary.refused.join("\n")));
+        }
         Ok(summary)
     }
 }
@@ -138,18 +152,23 @@ pub fn rebuild(dir: &Path) -> Result<Summary, String> {
 /// directories copied into `out/findings/`), every run's time series kept.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, String> {
     let io = |e: std::io::Error| format!("{}: {e}", out.display());
+    // Every summary is read (and checked) before anything is written.
+    let parts = dirs.iter().map(|dir| Ok((dir, Summary::read(dir)?))).collect::<Result<Vec<_>, String>>()?;
     std::fs::create_dir_all(out.join("findings")).map_err(io)?;
     let mut stats = Stats::new();
     let mut runs = Vec::new();
-    for dir in dirs {
-        let part = Summary::read(dir)?;
+    let mut refused = Vec::new();
+    for (dir, mut part) in parts {
+        refused.append(&mut part.refused);
         for f in &part.stats.findings {
             if stats.findings.iter().any(|g| g.id == f.id) {
                 continue;
             }
+            // Read as it was checked (`Summary::read`): a finding's own
+            // directory, not a link to one elsewhere.
             let from = dir.join("findings").join(&f.id);
             let to = out.join("findings").join(&f.id);
-            if from.is_dir() && !to.exists() {
+            if std::fs::symlink_metadata(&from).is_ok_and(|m| m.is_dir()) && !to.exists() {
                 copy_dir_atomic(&from, &to).map_err(io)?;
             }
         }
@@ -171,6 +190,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, String> {
         checks_per_second: runs.iter().map(|r| r.checks_per_second).sum(),
         stats,
         runs,
+        refused,
     };
     write(out, &summary).map_err(io)?;
     Ok(summary)

@@ -1,0 +1,111 @@
+//! `stagecheck report` of a run directory it did not write: a tampered
+//! `summary.json` (a finding id that climbs out of `findings/`, a path
+//! elsewhere, a target that is a shell command) must leave nothing outside
+//! `--out` and print a replay command that the shell reads as the words it
+//! names.
+
+mod common;
+
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// A real (two-program) fuzz run in `root/run`, its `summary.json` then
+/// edited by `tamper`.
+fn tampered_run(root: &Path, tamper: impl FnOnce(&mut Value)) -> PathBuf {
+    let run = root.join("run");
+    let out = common::stagecheck(&["fuzz", "--programs", "2", "--seed", "1", "--out", run.to_str().unwrap()]);
+    assert!(out.status.code().is_some_and(|c| c < 2), "{}", common::text(&out.stderr));
+    let path = run.join("summary.json");
+    let mut summary: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    tamper(&mut summary);
+    std::fs::write(&path, serde_json::to_string_pretty(&summary).unwrap()).unwrap();
+    run
+}
+
+fn finding(id: &str, path: &Path, target: Option<&str>) -> Value {
+    let mut f = json!({"id": id, "mode": "unstaged", "path": path, "seed": 1, "index": 0, "at_seconds": 0.5});
+    if let Some(t) = target {
+        f["target"] = json!(t);
+    }
+    f
+}
+
+/// Every path under `root`, sorted.
+fn tree(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            out.push(e.path());
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_finding_id_that_climbs_out_of_findings_is_refused_and_nothing_is_written_outside_out() {
+    let root = common::scratch("run-dir", "climb");
+    // The attacker's files, where `run/findings/../../x/y` points.
+    std::fs::create_dir_all(root.join("x/y")).unwrap();
+    std::fs::write(root.join("x/y/evil.txt"), "evil").unwrap();
+    let run = tampered_run(&root, |s| {
+        s["stats"]["findings"] = json!([finding("../../x/y", &root.join("run/findings/../../x/y"), None)]);
+    });
+    let out = root.join("a/out");
+    let before = tree(&root);
+    let report = common::stagecheck(&["report", run.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = common::text(&report.stderr);
+    assert_eq!(report.status.code(), Some(2), "nothing valid: bad input\n{stderr}");
+    assert!(stderr.contains(&format!("{}: finding \"../../x/y\" left out", run.join("summary.json").display())), "{stderr}");
+    assert_eq!(tree(&root), before, "nothing written anywhere, inside --out or out of it");
+    // Rebuilding the run's own pages is refused the same way.
+    let rebuild = common::stagecheck(&["report", run.to_str().unwrap()]);
+    assert_eq!(rebuild.status.code(), Some(2), "{}", common::text(&rebuild.stderr));
+    assert_eq!(tree(&root), before);
+}
+
+#[test]
+fn bad_findings_are_left_out_good_ones_kept_and_the_replay_command_runs_nothing() {
+    let root = common::scratch("run-dir", "mixed");
+    std::fs::create_dir_all(root.join("elsewhere")).unwrap();
+    std::fs::write(root.join("elsewhere/program.py"), "print('elsewhere')\n").unwrap();
+    let good = "stdout-unstaged-0000beef";
+    let target = "tgt; touch PWNED #";
+    let run = tampered_run(&root, |s| {
+        s["stats"]["findings"] = json!([
+            finding("..", &root.join("run/findings/.."), None),
+            finding("a/b", &root.join("run/findings/a/b"), None),
+            finding("stdout-unstaged-00000bad", &root.join("elsewhere"), None),
+            finding(good, &root.join("run/findings").join(good), Some(target)),
+        ]);
+    });
+    std::fs::create_dir_all(run.join("findings").join(good)).unwrap();
+    std::fs::write(run.join("findings").join(good).join("program.py"), "print(1)\n").unwrap();
+    let out = root.join("out");
+    let report = common::stagecheck(&["report", run.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = common::text(&report.stderr);
+    assert_eq!(report.status.code(), Some(0), "{stderr}");
+    for id in ["..", "a/b", "stdout-unstaged-00000bad"] {
+        assert!(stderr.contains(&format!("finding {id:?} left out")), "{id}: {stderr}");
+    }
+    assert!(stderr.contains("is not its own findings/<id> directory"), "{stderr}");
+    assert!(out.join("findings").join(good).join("program.py").is_file(), "the good finding is copied");
+    let outside: Vec<PathBuf> = tree(&root).into_iter().filter(|p| !p.starts_with(&out) && !p.starts_with(&run) && !p.starts_with(root.join("elsewhere"))).collect();
+    assert!(outside.is_empty(), "written outside --out: {outside:?}");
+    // The replay command, pasted into a shell, is `stagecheck check` with
+    // the target as one argument: no second command runs.
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    let line = md.lines().find(|l| l.contains(good)).unwrap_or_else(|| panic!("the finding in summary.md:\n{md}"));
+    let command = line.split("): `").nth(1).and_then(|c| c.strip_suffix('`')).unwrap_or_else(|| panic!("a replay command: {line}"));
+    let program = out.join("findings").join(good).join("program.py");
+    assert_eq!(common::shell_words(&root, command), ["stagecheck", "check", "--target", target, program.to_str().unwrap()]);
+    assert!(!root.join("PWNED").exists());
+    assert!(!md.contains("stdout-unstaged-00000bad") && !md.contains("elsewhere"), "{md}");
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("--target &#39;tgt; touch PWNED #&#39;"), "the page shows the quoted command");
+}
+
