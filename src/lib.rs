@@ -6,8 +6,9 @@
 //! [`close`], [`refusals`]; [`cpython`] against the host's CPython), the fuzz
 //! loop and its reports ([`fuzz`], [`html`]), the reducer ([`reduce`]) and
 //! the regression corpus ([`corpus`]); commands it prints for a shell are
-//! quoted by [`shell`]. The CLI (`src/main.rs`, one file per subcommand
-//! under `src/commands/`) is a thin layer over it.
+//! quoted by [`shell`], text it writes into Markdown escaped by
+//! [`markdown`]. The CLI (`src/main.rs`, one file per subcommand under
+//! `src/commands/`) is a thin layer over it.
 
 pub mod check;
 pub mod close;
@@ -17,6 +18,7 @@ pub mod fuzz;
 pub mod gradcheck;
 pub mod html;
 pub mod input;
+pub mod markdown;
 pub mod modes;
 pub mod oracle;
 pub mod planted;

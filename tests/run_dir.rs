@@ -1,8 +1,9 @@
 //! `stagecheck report` of a run directory it did not write: a tampered
 //! `summary.json` (a finding id that climbs out of `findings/`, a path
-//! elsewhere, a target that is a shell command) must leave nothing outside
-//! `--out` and print a replay command that the shell reads as the words it
-//! names.
+//! elsewhere, a target that is a shell command, HTML and Markdown in the
+//! texts a program chose) must leave nothing outside `--out`, print a
+//! replay command that the shell reads as the words it names, and give a
+//! `summary.md` (and `index.html`) that renders those texts as text.
 
 mod common;
 
@@ -109,3 +110,39 @@ fn bad_findings_are_left_out_good_ones_kept_and_the_replay_command_runs_nothing(
     assert!(html.contains("--target &#39;tgt; touch PWNED #&#39;"), "the page shows the quoted command");
 }
 
+#[test]
+fn texts_a_program_chose_render_as_text_in_summary_md() {
+    let root = common::scratch("run-dir", "markdown");
+    let reason = "<script>alert(1)</script>\n# injected `x` | y";
+    let poisoned = "first `a`` b` then <img src=x onerror=alert(1)>\r\n## heading";
+    let run = tampered_run(&root, |s| {
+        s["stats"]["refusals"] = json!({ reason: 3 });
+        s["stats"]["poisoned_cases"] = json!([poisoned]);
+    });
+    let report = common::stagecheck(&["report", run.to_str().unwrap()]);
+    assert_eq!(report.status.code(), Some(0), "{}", common::text(&report.stderr));
+    let md = std::fs::read_to_string(run.join("summary.md")).unwrap();
+    assert!(!md.contains("<script") && !md.contains("<img"), "raw HTML in summary.md:\n{md}");
+    assert!(md.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{md}");
+    let headings: Vec<&str> = md.lines().filter(|l| l.starts_with('#')).collect();
+    assert!(!headings.iter().any(|h| h.contains("injected") || h.contains("heading")), "a new line of the page: {headings:?}");
+    let line = md.lines().find(|l| l.contains("onerror")).expect("the poisoned case");
+    assert!(line.contains(r"\`a\`\` b\`") && line.contains(r"\\r\\n"), "backticks and line breaks escaped: {line}");
+    assert!(md.contains(r"\| y"), "{md}");
+    let html = std::fs::read_to_string(run.join("index.html")).unwrap();
+    assert!(!html.contains("<script") && html.contains("&lt;script&gt;alert(1)"), "index.html escapes it too");
+}
+
+/// What `kinds.md` puts a program's output and source in: a code span no
+/// backtick run closes early, a block no line of the program ends.
+#[test]
+fn code_spans_and_blocks_hold_whatever_a_program_printed() {
+    use stagecheck::markdown::{block, code};
+    assert_eq!(code("a`b"), "``a`b``");
+    assert_eq!(code("`x`"), "`` `x` ``");
+    assert_eq!(code("<script>\n# h"), r"`<script>\n# h`");
+    let program = "s = '''\n```\n# not a heading\n'''\nprint('````')\n";
+    let b = block(program, "python");
+    assert!(b.starts_with("`````python\n") && b.ends_with("\n`````"), "{b}");
+    assert_eq!(b.lines().filter(|l| l.starts_with("`````")).count(), 2, "{b}");
+}

@@ -6,6 +6,7 @@
 
 use super::stats::{Sample, Stats};
 use super::{Families, Options};
+use crate::markdown as md;
 use crate::modes::Mode;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -219,7 +220,7 @@ pub fn markdown(summary: &Summary) -> String {
     let _ = writeln!(m, "{title}");
     for r in &summary.runs {
         let p = &r.parameters;
-        let at = if summary.runs.len() == 1 { String::new() } else { format!("{}: ", r.dir) };
+        let at = if summary.runs.len() == 1 { String::new() } else { format!("{}: ", md::text(&r.dir)) };
         let _ = writeln!(
             m,
             "- {at}seed {}, families {:?}, modes {}, {} jobs, {:.1} s, {} programs ({:.1} checks/s)",
@@ -240,7 +241,7 @@ pub fn markdown(summary: &Summary) -> String {
         let _ = writeln!(m, "- {} staged runs taken from their program's unstaged run, not run again: it called no staged function and never read its mode", s.staged_taken);
     }
     for (family, n) in &s.per_family {
-        let _ = writeln!(m, "- {family}: {n} programs, refusal rate {:.1}%", 100.0 * s.refusal_rate(family));
+        let _ = writeln!(m, "- {}: {n} programs, refusal rate {:.1}%", md::text(family), 100.0 * s.refusal_rate(family));
     }
     if s.target.is_some() {
         // A target's findings are one per signature: its bug kinds are read off their reduced programs.
@@ -252,7 +253,7 @@ pub fn markdown(summary: &Summary) -> String {
         let _ = writeln!(m, "None new.");
     }
     for f in &s.findings {
-        let _ = writeln!(m, "- `{}` (seed {} index {}, at {:.1} s): `{}`", f.id, f.seed, f.index, f.at_seconds, replay_command(f));
+        let _ = writeln!(m, "- {} (seed {} index {}, at {:.1} s): {}", md::code(&f.id), f.seed, f.index, f.at_seconds, md::code(&replay_command(f)));
     }
     if let Some(c) = &s.cpython {
         m.push_str(&c.markdown());
@@ -260,17 +261,19 @@ pub fn markdown(summary: &Summary) -> String {
     if !s.poisoned_cases.is_empty() {
         let _ = writeln!(m, "\n## Poisoned (a finding that did not reproduce)\n");
         for p in &s.poisoned_cases {
-            let _ = writeln!(m, "- {p}");
+            let _ = writeln!(m, "- {}", md::text(p));
         }
     }
     let _ = writeln!(m, "\n## Refusals by reason\n");
     for (reason, n) in by_count(&s.refusals) {
-        let _ = writeln!(m, "- {n} × {reason}");
+        let _ = writeln!(m, "- {n} × {}", md::text(reason));
     }
     let _ = writeln!(m, "\n## Construct coverage (share of programs, and of its family's)\n");
     for (c, n) in by_count(&s.coverage) {
         let all = 100.0 * n as f64 / s.programs.max(1) as f64;
-        let _ = match family_share(s, c, n) {
+        let share = family_share(s, c, n);
+        let c = md::text(c);
+        let _ = match share {
             Some((f, share)) => writeln!(m, "- {c}: {n} ({all:.1}%; {share:.1}% of {f})"),
             None => writeln!(m, "- {c}: {n} ({all:.1}%)"),
         };
