@@ -235,7 +235,7 @@ fn reduce_saved(dir: &std::path::Path, signature: &signature::Signature, options
         modes: options.modes.clone(),
         under_test: options.target.clone(),
         exec: options.exec.clone(),
-        budget: options.reduce_time,
+        deadline: Instant::now() + options.reduce_time,
         target: signature.mode.parse().ok().map(|mode| Target { kind: signature.kind.clone(), mode }),
     };
     if let Err(e) = reduce_file(&dir.join("program.py"), &dir.join("reduced.py"), &reduce, &mut |_| {}) {

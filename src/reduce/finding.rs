@@ -17,7 +17,17 @@
 //! limit (the fuzz loop's rule for slow, not different) before it holds.
 //!
 //! One worker serves every candidate, replaced when the limit halves (a
-//! worker's limit is fixed when it is built). `stagecheck fuzz` reduces each
+//! worker's limit is fixed when it is built).
+//!
+//! The time budget (`--time`) bounds the whole reduction, the first check
+//! included: every worker's runs end at its deadline at the latest
+//! (`Worker::set_deadline`), so a candidate that runs to its limit cannot
+//! carry the reduction past it. A run cut there is killed (milliseconds)
+//! and its candidate does not hold; only writing `reduced.py` follows, and
+//! at most the start of a worker begun just before (an interpreter's
+//! build, about a tenth of a second; a target's worker keeps its process).
+//! A first check cut short is an error (the budget is too small to say
+//! what the finding is). `stagecheck fuzz` reduces each
 //! new finding into `reduced.py` once its directory is whole
 //! (`--reduce-time`). Measured when there were five planted bugs: each
 //! reduced to 5-12 lines in 0.1-1.0 s (`tests/planted.rs`).
@@ -33,7 +43,7 @@ use crate::oracle::Verdict;
 use crate::corpus::header_value;
 use std::fmt;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What a reduction keeps of a finding: its kind and mode (`terminal-staged`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,7 +84,8 @@ pub struct Options {
     pub under_test: Option<crate::targets::Target>,
     /// The limits of a normal check; candidates get a shorter time limit.
     pub exec: Config,
-    pub budget: Duration,
+    /// When the reduction ends, whatever it is running (the budget's end).
+    pub deadline: Instant,
     /// The finding to keep; `None`: the one the program shows.
     pub target: Option<Target>,
 }
@@ -98,8 +109,13 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
     // would otherwise run out of time, show another finding (a time limit)
     // and leave the finding unreduced. Candidates get the short limit.
     let first_limit = if options.under_test.is_some() { options.exec.time_limit * SLOW_FACTOR } else { options.exec.time_limit };
+    let deadline = options.deadline;
     let mut first = Worker::spawn(options.under_test.as_ref(), Config { time_limit: first_limit, ..options.exec.clone() });
+    first.set_deadline(Some(deadline));
     let report = check(&mut first, source, path, modes).map_err(|e| e.to_string())?;
+    if Instant::now() >= deadline {
+        return Err(format!("{path}: the time budget ran out before the first check ended"));
+    }
     let target = Target::of(&report.verdict).ok_or_else(|| {
         format!("{path}: no finding to reduce: {}", serde_json::to_string(&report.verdict).unwrap_or_default())
     })?;
@@ -127,8 +143,10 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
     // finding's cannot change whether a candidate holds, and are not run.
     let upto = modes.iter().position(|m| *m == target.mode).map_or(modes.len(), |i| i + 1);
     let modes = &modes[..upto];
-    let mut runner = Runner::new(&options.exec, &report, options.under_test.clone(), first);
+    let mut runner = Runner::new(&options.exec, &report, first);
     let mut holds = |candidate: &str| -> bool {
+        // A check the deadline cut short says nothing of the candidate.
+        let shows = |r| if Instant::now() < deadline { shows(r) } else { None };
         let Some(mut report) = shows(check_if(runner.worker(), candidate, path, modes, go_on)) else { return false };
         if only_timed_out(&report.verdict) && runner.slow_limit() > runner.limit {
             let Some(again) = shows(check_if(runner.slow(), candidate, path, modes, go_on)) else { return false };
@@ -138,7 +156,7 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
         runner.follow(&report);
         true
     };
-    let reduction = reduce(source, options.budget, &mut holds, progress)?;
+    let reduction = reduce(source, deadline.saturating_duration_since(Instant::now()), &mut holds, progress)?;
     Ok(Reduced { target, class, reduction })
 }
 
@@ -151,7 +169,6 @@ fn diverged(t: &Terminal) -> bool {
 /// [`MIN_LIMIT`], at most the normal limit.
 struct Runner {
     exec: Config,
-    under_test: Option<crate::targets::Target>,
     limit: Duration,
     worker: Worker,
     /// For a candidate that only ran out of time: [`SLOW_FACTOR`] x the limit.
@@ -163,11 +180,11 @@ struct Runner {
 impl Runner {
     /// `first`: the worker of the first check, kept where it can take the
     /// candidates' limit in place (a target's).
-    fn new(exec: &Config, report: &CheckReport, under_test: Option<crate::targets::Target>, mut first: Worker) -> Runner {
+    fn new(exec: &Config, report: &CheckReport, mut first: Worker) -> Runner {
         let limit = Runner::limit_for(exec, report);
         let config = Config { time_limit: limit, ..exec.clone() };
-        let worker = if first.set_limits(&config) { first } else { Worker::spawn(under_test.as_ref(), config) };
-        Runner { exec: exec.clone(), under_test, limit, worker, slow: None, slow_in_place: false }
+        let worker = if first.set_limits(&config) { first } else { first.like(config) };
+        Runner { exec: exec.clone(), limit, worker, slow: None, slow_in_place: false }
     }
 
     fn limit_for(exec: &Config, report: &CheckReport) -> Duration {
@@ -191,8 +208,8 @@ impl Runner {
             self.slow_in_place = true;
             return &mut self.worker;
         }
-        let under_test = self.under_test.as_ref();
-        self.slow.get_or_insert_with(|| Worker::spawn(under_test, config))
+        let worker = &self.worker;
+        self.slow.get_or_insert_with(|| worker.like(config))
     }
 
     /// The candidates' worker, at the short limit.
@@ -213,7 +230,7 @@ impl Runner {
             self.slow_in_place = false;
             let config = Config { time_limit: limit, ..self.exec.clone() };
             if !self.worker.set_limits(&config) {
-                self.worker = Worker::spawn(self.under_test.as_ref(), config);
+                self.worker = self.worker.like(config);
             }
             self.slow = None;
         }
