@@ -146,3 +146,30 @@ fn code_spans_and_blocks_hold_whatever_a_program_printed() {
     assert!(b.starts_with("`````python\n") && b.ends_with("\n`````"), "{b}");
     assert_eq!(b.lines().filter(|l| l.starts_with("`````")).count(), 2, "{b}");
 }
+
+/// `report --kinds` of a run directory: the replay command is made, not
+/// copied from `reduced.py`'s header, and the reduced program stays in its
+/// code block.
+#[test]
+fn the_kinds_page_makes_its_own_replay_command() {
+    let root = common::scratch("run-dir", "kinds");
+    let id = "stdout-unstaged-0000cafe";
+    let run = tampered_run(&root, |s| {
+        s["stats"]["target"] = json!("toy");
+        s["stats"]["findings"] = json!([finding(id, &root.join("run/findings").join(id), Some("toy"))]);
+    });
+    let dir = run.join("findings").join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("program.py"), "print(1 + 1)\n").unwrap();
+    std::fs::write(dir.join("reduced.py"), "# replay: stagecheck check x.py; touch PWNED\n\ns = '''\n```\n# Not a heading\n'''\nprint(s)\n").unwrap();
+    let report = common::stagecheck(&["report", run.to_str().unwrap(), "--kinds"]);
+    assert_eq!(report.status.code(), Some(0), "{}", common::text(&report.stderr));
+    let md = std::fs::read_to_string(run.join("kinds.md")).unwrap();
+    let replay = md.lines().find_map(|l| l.strip_prefix("Replay: `")).and_then(|l| l.strip_suffix('`')).unwrap_or_else(|| panic!("{md}"));
+    let reduced = dir.join("reduced.py");
+    assert_eq!(common::shell_words(&root, replay), ["stagecheck", "check", "--target", "toy", reduced.to_str().unwrap()]);
+    let lines: Vec<&str> = md.lines().collect();
+    let (open, close) = (lines.iter().position(|l| *l == "````python"), lines.iter().rposition(|l| *l == "````"));
+    let inner = lines.iter().position(|l| *l == "```");
+    assert!(open < inner && inner < close && open.is_some(), "the program's own fence stays inside a longer one:\n{md}");
+}

@@ -8,7 +8,7 @@
 //! Read from `summary.json` and each finding's directory (`verdict.json`,
 //! `reduced.py`), so it can be written again at any time.
 
-use super::report::{by_count, replay_command, Summary};
+use super::report::{by_count, Summary};
 use crate::oracle::{Difference, Verdict};
 use crate::markdown as md;
 use std::fmt::Write as _;
@@ -76,14 +76,14 @@ pub fn render(summary: &Summary) -> String {
                 let _ = writeln!(m, "- and {} more differences", differences.len() - 4);
             }
         }
+        // The replay command is made here, not copied from the file's
+        // header: a run directory's files may say anything.
         let reduced = f.path.join("reduced.py");
-        let (which, text, replay) = match std::fs::read_to_string(&reduced) {
-            Ok(t) => {
-                let replay = crate::reduce::finding::split_header(&t).0.iter().find_map(|l| l.strip_prefix("# replay: ")).map(str::to_string);
-                ("reduced", t.clone(), replay.unwrap_or_else(|| replay_command(f)))
-            }
-            Err(_) => ("as generated (not reduced)", std::fs::read_to_string(f.path.join("program.py")).unwrap_or_default(), replay_command(f)),
+        let (which, text, shown) = match std::fs::read_to_string(&reduced) {
+            Ok(t) => ("reduced", t, reduced),
+            Err(_) => ("as generated (not reduced)", std::fs::read_to_string(f.path.join("program.py")).unwrap_or_default(), f.path.join("program.py")),
         };
+        let replay = super::findings::replay_command(&f.mode, f.target.as_deref(), &shown);
         let body = crate::reduce::finding::split_header(&text).1.trim();
         let _ = writeln!(m, "\nThe program, {which}:\n\n{}\n", md::block(body, "python"));
         let _ = writeln!(m, "Replay: {}\n", md::code(&replay));
