@@ -18,6 +18,7 @@
 //! that target's worker (one per target and thread, started at its first
 //! entry); where the target cannot run ([`Entry::unavailable`]: no
 //! TensorFlow venv) `stagecheck corpus replay` says so and skips it.
+//! Every value written into a header line goes through [`header_value`].
 
 pub mod add;
 
@@ -26,6 +27,18 @@ use crate::worker::Worker;
 use crate::modes::Mode;
 use crate::oracle::Verdict;
 use std::path::{Path, PathBuf};
+
+/// `value` made fit for one `# key: value` line: line breaks and other
+/// control characters written as escapes (`\n`, `\r`, `\u{2028}`), so that
+/// what a file name, a message or a flag holds stays one header value and
+/// never ends its line to start another (`# accepted: ...`) of its own.
+pub fn header_value(value: &str) -> String {
+    let breaks = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+    if !value.contains(breaks) {
+        return value.to_string();
+    }
+    value.chars().map(|c| if breaks(c) { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expect {

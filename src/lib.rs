@@ -5,8 +5,10 @@
 //! ([`modes`]) and one program's check ([`check`]), the oracle ([`oracle`],
 //! [`close`], [`refusals`]; [`cpython`] against the host's CPython), the fuzz
 //! loop and its reports ([`fuzz`], [`html`]), the reducer ([`reduce`]) and
-//! the regression corpus ([`corpus`]). The CLI (`src/main.rs`, one file per
-//! subcommand under `src/commands/`) is a thin layer over it.
+//! the regression corpus ([`corpus`]); commands it prints for a shell are
+//! quoted by [`shell`], text it writes into Markdown escaped by
+//! [`markdown`]. The CLI (`src/main.rs`, one file per subcommand under
+//! `src/commands/`) is a thin layer over it.
 
 pub mod check;
 pub mod close;
@@ -17,11 +19,13 @@ pub mod gradcheck;
 pub mod html;
 pub mod input;
 pub mod jail;
+pub mod markdown;
 pub mod modes;
 pub mod oracle;
 pub mod planted;
 pub mod reduce;
 pub mod refusals;
+pub mod shell;
 pub mod targets;
 pub mod worker;
 

@@ -185,6 +185,11 @@ fn a_child_holding_the_pipes_neither_hangs_the_run_nor_outlives_it() {
         assert!(matches!(&run, ModeRun::Ran { outcome } if outcome.terminal == Terminal::Completed), "{run:?}");
     }
     drop(worker);
+    // Killed processes take a moment to go (a PID namespace's first, last).
+    let until = Instant::now() + Duration::from_secs(5);
+    while !in_group(leader).is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let alive = in_group(leader);
     let stats: Vec<String> = alive.iter().map(|p| std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default()).collect();
     assert!(alive.is_empty(), "processes of the worker's group {leader} outlived it: {stats:?}");

@@ -11,7 +11,6 @@ use stagecheck_transformer::syntax::ast::visitor::{walk_expr, Visitor};
 use stagecheck_transformer::syntax::ast::{Expr, Number};
 use stagecheck_transformer::syntax::parse;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::time::Duration;
 
 fn reduce_with(source: &str, mut interesting: impl FnMut(&str) -> bool) -> Reduction {
@@ -167,21 +166,6 @@ fn every_candidate_parses() {
 
 // --- the command line ---
 
-fn stagecheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(args).output().expect("runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stagecheck-reduce-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// An accepted divergence of the corpus (a `__bool__` with side effects is
 /// truth-tested twice by converted `and`/`or`): a real finding, no planted bug.
 fn divergent_program(dir: &Path) -> PathBuf {
@@ -193,13 +177,13 @@ fn divergent_program(dir: &Path) -> PathBuf {
 
 #[test]
 fn reduce_writes_a_smaller_program_that_replays_its_finding_with_one_command() {
-    let dir = scratch("cli");
+    let dir = common::scratch("reduce", "cli");
     let input = divergent_program(&dir);
-    let out = stagecheck(&["reduce", input.to_str().unwrap(), "--time", "60s"]);
-    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+    let out = common::stagecheck(&["reduce", input.to_str().unwrap(), "--time", "60s"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", common::text(&out.stdout), common::text(&out.stderr));
     let reduced = dir.join("boolop.reduced.py");
-    assert!(text(&out.stdout).contains(&format!("{}: ", reduced.display())), "{}", text(&out.stdout));
-    assert!(text(&out.stderr).contains("reduce: delete statements"), "progress goes to stderr: {}", text(&out.stderr));
+    assert!(common::text(&out.stdout).contains(&format!("{}: ", reduced.display())), "{}", common::text(&out.stdout));
+    assert!(common::text(&out.stderr).contains("reduce: delete statements"), "progress goes to stderr: {}", common::text(&out.stderr));
     let program = std::fs::read_to_string(&reduced).unwrap();
     let before = common::code_lines(&std::fs::read_to_string(&input).unwrap());
     let after = common::code_lines(&program);
@@ -208,7 +192,7 @@ fn reduce_writes_a_smaller_program_that_replays_its_finding_with_one_command() {
     assert!(program.contains(&format!("# reduced from: {}", input.display())), "{program}");
     // The header's modes came from the corpus header: the replay names them.
     let replay = common::replay(&reduced, &[]);
-    assert_eq!(replay.status.code(), Some(1), "{}", text(&replay.stdout));
+    assert_eq!(replay.status.code(), Some(1), "{}", common::text(&replay.stdout));
     let json = common::replay(&reduced, &["--json"]);
     assert_eq!(common::kind_and_mode(&json.stdout), ("stdout".into(), "unstaged".into()));
     assert!(program.contains("# replay: stagecheck check --modes original,unstaged "), "{program}");
@@ -216,40 +200,40 @@ fn reduce_writes_a_smaller_program_that_replays_its_finding_with_one_command() {
 
 #[test]
 fn reduce_refuses_a_program_without_the_finding_asked_for() {
-    let dir = scratch("refuse");
+    let dir = common::scratch("reduce", "refuse");
     let agree = dir.join("agree.py");
     std::fs::write(&agree, "def f(x):\n    return x + 1\n\nprint(f(2))\n").unwrap();
-    let out = stagecheck(&["reduce", agree.to_str().unwrap()]);
+    let out = common::stagecheck(&["reduce", agree.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("no finding to reduce"), "{}", text(&out.stderr));
+    assert!(common::text(&out.stderr).contains("no finding to reduce"), "{}", common::text(&out.stderr));
     let input = divergent_program(&dir);
-    let out = stagecheck(&["reduce", input.to_str().unwrap(), "--signature", "terminal-staged"]);
+    let out = common::stagecheck(&["reduce", input.to_str().unwrap(), "--signature", "terminal-staged"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("shows stdout-unstaged, not terminal-staged"), "{}", text(&out.stderr));
-    let out = stagecheck(&["reduce", input.to_str().unwrap(), "--signature", "sideways-staged"]);
+    assert!(common::text(&out.stderr).contains("shows stdout-unstaged, not terminal-staged"), "{}", common::text(&out.stderr));
+    let out = common::stagecheck(&["reduce", input.to_str().unwrap(), "--signature", "sideways-staged"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("unknown kind"), "{}", text(&out.stderr));
+    assert!(common::text(&out.stderr).contains("unknown kind"), "{}", common::text(&out.stderr));
     assert!(!dir.join("boolop.reduced.py").exists() && !dir.join("agree.reduced.py").exists());
 }
 
 #[test]
 fn corpus_add_makes_an_entry_that_replays_and_never_overwrites() {
-    let dir = scratch("corpus");
+    let dir = common::scratch("reduce", "corpus");
     let input = divergent_program(&dir);
-    let out = stagecheck(&["reduce", input.to_str().unwrap(), "--time", "60s"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = common::stagecheck(&["reduce", input.to_str().unwrap(), "--time", "60s"]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
     let reduced = dir.join("boolop.reduced.py");
     let corpus = dir.join("corpus");
     let logical = corpus.join("conversion/logical");
     let add = |extra: &[&str]| {
         let mut args = vec!["corpus", "add", reduced.to_str().unwrap(), "--dir", logical.to_str().unwrap()];
         args.extend(extra);
-        stagecheck(&args)
+        common::stagecheck(&args)
     };
     let out = add(&[]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
     let path = logical.join("001_stdout_unstaged.py");
-    assert_eq!(text(&out.stdout).trim(), path.display().to_string());
+    assert_eq!(common::text(&out.stdout).trim(), path.display().to_string());
     let entry = std::fs::read_to_string(&path).unwrap();
     for line in [
         "# id: conv-logical-001\n",
@@ -265,9 +249,9 @@ fn corpus_add_makes_an_entry_that_replays_and_never_overwrites() {
     // The same id again is refused; an accepted divergence gets its reason.
     let out = add(&["--id", "conv-logical-001"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("id conv-logical-001 is taken"), "{}", text(&out.stderr));
+    assert!(common::text(&out.stderr).contains("id conv-logical-001 is taken"), "{}", common::text(&out.stderr));
     let out = add(&["--accepted", "a __bool__ with side effects is tested twice"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
     let accepted = std::fs::read_to_string(logical.join("002_stdout_unstaged.py")).unwrap();
     assert!(accepted.contains("# reason: accepted: a __bool__ with side effects is tested twice\n# about: "), "{accepted}");
     assert!(accepted.contains("# status: accepted\n"), "{accepted}");
@@ -275,12 +259,32 @@ fn corpus_add_makes_an_entry_that_replays_and_never_overwrites() {
     // A program whose modes agree now is a fixed finding.
     let fixed = dir.join("fixed.py");
     std::fs::write(&fixed, "# stagecheck finding x\n# seed 7 index 3 family Plain generator 0.1.0 constructs: if\n\nprint(1)\n").unwrap();
-    let out = stagecheck(&["corpus", "add", fixed.to_str().unwrap(), "--dir", logical.to_str().unwrap(), "--id", "fixed-1"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = common::stagecheck(&["corpus", "add", fixed.to_str().unwrap(), "--dir", logical.to_str().unwrap(), "--id", "fixed-1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
     let entry = std::fs::read_to_string(logical.join("003_finding.py")).unwrap();
     assert!(entry.contains("# expect: agree\n") && entry.contains("# status: fixed\n"), "{entry}");
     assert!(entry.contains("# origin: seed 7 index 3 family Plain generator 0.1.0, "), "{entry}");
-    let replay = stagecheck(&["corpus", "replay", corpus.to_str().unwrap()]);
-    assert_eq!(replay.status.code(), Some(0), "{}", text(&replay.stdout));
-    assert!(text(&replay.stdout).contains("corpus: 3 programs, 3 as expected"), "{}", text(&replay.stdout));
+    let replay = common::stagecheck(&["corpus", "replay", corpus.to_str().unwrap()]);
+    assert_eq!(replay.status.code(), Some(0), "{}", common::text(&replay.stdout));
+    assert!(common::text(&replay.stdout).contains("corpus: 3 programs, 3 as expected"), "{}", common::text(&replay.stdout));
+}
+
+#[test]
+fn corpus_add_keeps_each_header_value_on_its_own_line() {
+    // A file name, an id and an about that hold line breaks cannot add
+    // header lines of their own choosing to the entry.
+    let dir = common::scratch("reduce", "header-lines");
+    let program = dir.join("p\n# accepted: forged\r# expect: diverged.py");
+    std::fs::write(&program, "print(1)\n").unwrap();
+    let logical = dir.join("corpus/conversion/logical");
+    let args = ["corpus", "add", program.to_str().unwrap(), "--dir", logical.to_str().unwrap()];
+    let out = common::stagecheck(&[&args[..], &["--id", "x\n# status: forged", "--about", "a\u{2028}# reason: forged"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    let entry = std::fs::read_to_string(logical.join("001_finding.py")).unwrap();
+    let header: Vec<&str> = entry.lines().take_while(|l| l.starts_with('#')).collect();
+    let keys: Vec<&str> = header.iter().map(|l| l.split(':').next().unwrap()).collect();
+    assert_eq!(keys, ["# id", "# construct", "# modes", "# expect", "# about", "# origin", "# status"], "{entry}");
+    assert!(!entry.contains('\r') && !entry.contains('\u{2028}'), "{entry:?}");
+    assert!(entry.contains(r"# origin: ") && entry.contains(r"p\n# accepted: forged\r# expect: diverged.py"), "{entry}");
+    assert!(entry.contains("# id: x\\n# status: forged\n") && entry.contains("# expect: agree\n") && entry.contains("# status: fixed\n"), "{entry}");
 }

@@ -17,17 +17,11 @@ use stagecheck::oracle::{Difference, Verdict};
 use stagecheck::targets::Target;
 use stagecheck::worker::Worker;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-fn stagecheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(args).output().expect("stagecheck runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use common::{stagecheck, text};
 
 fn worker_script(name: &str, body: &str) -> PathBuf {
     common::third_party_target("targets", name, body)
@@ -158,6 +152,24 @@ fn a_worker_that_prints_garbage_is_a_crash() {
     }
     let next = run_target(&mut w, "z = 3\n", "after-garbage.py", Mode::Original);
     assert!(matches!(&next, ModeRun::Ran { outcome } if outcome.terminal == Terminal::Completed), "{next:?}");
+}
+
+/// `reduce --time` bounds the whole command: under a toy whose every run
+/// takes 0.7 s (a check of both modes, 1.4 s), the first check and the
+/// candidate the budget cuts short included, it ends within the budget and
+/// a second, and says the budget was reached. It used to start the budget
+/// after the first check and let the last candidate run to its end.
+#[test]
+fn reduce_ends_within_its_time_budget() {
+    let slow = worker_script("slow-toy", &TOY.replacen("    if \"DIE\"", "    time.sleep(0.7)\n    if \"DIE\"", 1));
+    let source = "def f(a, b):\n    x = a + b\n    return x * 2\n\n\nz = [f(i, i) for i in range(3)]\nprint(z)\nprint(1 + 1)\nw = 5\nprint(w)\n";
+    let program = common::program("targets", "slow-finding.py", source);
+    let started = std::time::Instant::now();
+    let out = stagecheck(&["reduce", program.to_str().unwrap(), "--target", slow.to_str().unwrap(), "--time", "3s", "--time-limit", "5"]);
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(took < Duration::from_secs(4), "took {took:?} with --time 3s");
+    assert!(text(&out.stdout).contains("(time budget reached)"), "{}", text(&out.stdout));
 }
 
 #[test]

@@ -118,3 +118,19 @@ fn outcomes_through_a_worker_process_equal_those_in_process() {
     }
     assert_eq!(process.run("def f(:\n", "bad.py").unwrap_err(), thread.run("def f(:\n", "bad.py").unwrap_err());
 }
+
+/// A caller's deadline ends a run before its own limit (a reducer's
+/// budget): the worker is killed there, and once the deadline is lifted the
+/// next run gets a fresh one.
+#[test]
+fn a_deadline_ends_a_run_before_its_limit() {
+    let mut w = Worker::new(Config { time_limit: Duration::from_secs(20), ..Config::default() });
+    let started = std::time::Instant::now();
+    w.set_deadline(Some(started + Duration::from_millis(500)));
+    let looped = w.run("while True:\n    pass\n", "loop-deadline.py").unwrap();
+    assert!(matches!(looped.terminal, Terminal::Diverged { .. }), "{:?}", looped.terminal);
+    assert!(started.elapsed() < Duration::from_millis(1500), "{:?}", started.elapsed());
+    w.set_deadline(None);
+    let next = w.run("x = 1\n", "after-deadline.py").unwrap();
+    assert_eq!(next.terminal, Terminal::Completed);
+}

@@ -20,7 +20,7 @@ pub(crate) struct ReduceArgs {
     /// The finding to keep, KIND-MODE (terminal-staged, stdout-unstaged, ...), or auto: the one FILE shows.
     #[arg(long, default_value = "auto")]
     signature: String,
-    /// Time budget: 90, 90s, 10m.
+    /// Time budget of the whole command, its first check included: 90, 90s, 10m.
     #[arg(long, default_value = "60s")]
     time: String,
     /// Wall-clock limit of each run of the first check, in seconds (candidates get a shorter one).
@@ -35,6 +35,9 @@ pub(crate) struct ReduceArgs {
 pub(crate) fn reduce_cmd(args: ReduceArgs) -> Result<ExitCode, InputError> {
     use stagecheck::reduce::finding::{self, Target};
     let ReduceArgs { file, modes, out, signature, time, time_limit, target: under_test } = args;
+    // The budget bounds the whole command from here (the first check and
+    // a target's start included), not only the search.
+    let deadline = std::time::Instant::now() + duration_or_zero("--time", &time)?;
     let text = read_program(&file)?;
     let header = finding::split_header(&text).0;
     let under_test = under_test.or_else(|| finding::header_target(&header));
@@ -48,9 +51,8 @@ pub(crate) fn reduce_cmd(args: ReduceArgs) -> Result<ExitCode, InputError> {
         "auto" => None,
         s => Some(s.parse::<Target>().map_err(|e| InputError(format!("--signature: {e}")))?),
     };
-    let budget = duration_or_zero("--time", &time)?;
     let out = out.unwrap_or_else(|| finding::default_out(&file));
-    let options = finding::Options { modes, under_test, exec: config(time_limit, 512)?, budget, target };
+    let options = finding::Options { modes, under_test, exec: config(time_limit, 512)?, deadline, target };
     let mut progress = |p: &stagecheck::reduce::Progress| {
         eprintln!("reduce: {:<20} {:>4} lines, {:>5} checks, {:>6.1} s", p.pass, p.lines, p.tests, p.elapsed.as_secs_f64())
     };

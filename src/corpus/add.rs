@@ -7,9 +7,11 @@
 //! the refusal's reason. The written entry is replayed before `add`
 //! returns; an entry that would not replay is not kept. A finding under a
 //! target (its replay command's `--target`) is checked on that target and
-//! its entry headed by `# target:` and the target's `# version:`.
+//! its entry headed by `# target:` and the target's `# version:`. Each
+//! header value is one line whatever the file's name or the program's
+//! output hold ([`header_value`]).
 
-use super::{files, Entry};
+use super::{files, header_value, Entry};
 use crate::check::check;
 use crate::worker::Worker;
 use crate::modes::Mode;
@@ -59,7 +61,7 @@ pub fn add(file: &Path, options: &Options, worker: &mut Worker) -> Result<PathBu
     };
     let dir_name = options.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "fuzz".into());
     let n = next_number(&options.dir);
-    let id = options.id.clone().unwrap_or_else(|| default_id(&options.dir, &dir_name, n));
+    let id = header_value(&options.id.clone().unwrap_or_else(|| default_id(&options.dir, &dir_name, n)));
     if let Some(other) = files(&options.dir).iter().find(|p| Entry::load(p).is_ok_and(|e| e.id == id)) {
         return Err(format!("id {id} is taken by {}", other.display()));
     }
@@ -71,17 +73,18 @@ pub fn add(file: &Path, options: &Options, worker: &mut Worker) -> Result<PathBu
         None => "a former finding, added with stagecheck corpus add".to_string(),
     });
     let mut head = vec![
-        format!("# id: {id}"),
-        format!("# construct: {}", options.construct.clone().unwrap_or(dir_name)),
-        format!("# modes: {}", modes.iter().map(|m| m.name()).collect::<Vec<_>>().join(",")),
-        format!("# expect: {expect}"),
+        ("id", id),
+        ("construct", options.construct.clone().unwrap_or(dir_name)),
+        ("modes", modes.iter().map(|m| m.name()).collect::<Vec<_>>().join(",")),
+        ("expect", expect.to_string()),
     ];
-    head.extend(reason.map(|r| format!("# reason: {r}")));
+    head.extend(reason.map(|r| ("reason", r)));
     if let Some(t) = &under_test {
-        head.push(format!("# target: {}", t.name));
-        head.extend(version.map(|v| format!("# version: {v}")));
+        head.push(("target", t.name.clone()));
+        head.extend(version.map(|v| ("version", v)));
     }
-    head.extend([format!("# about: {about}"), format!("# origin: {origin}"), format!("# status: {status}")]);
+    head.extend([("about", about), ("origin", origin), ("status", status.to_string())]);
+    let head: Vec<String> = head.iter().map(|(key, value)| format!("# {key}: {}", header_value(value))).collect();
     let entry = format!("{}\n\n{}", head.join("\n"), body.trim_start_matches('\n'));
     std::fs::create_dir_all(&options.dir).map_err(|e| format!("{}: {e}", options.dir.display()))?;
     // `create_new`: an existing file is never overwritten, even by a race.

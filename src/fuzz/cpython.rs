@@ -58,7 +58,7 @@ pub const REDUCE_FACTOR: u32 = 3;
 /// headed like the modes' reductions, replayed by `check --oracle cpython`.
 /// Best effort, as theirs: a failed reduction is reported, the finding stays.
 pub fn reduce_saved(dir: &Path, python: &Python, exec: &crate::executor::Config, budget: Duration) {
-    let oracle = SideOracle { name: "cpython", replay: "--oracle cpython", default_kind: None };
+    let oracle = SideOracle { name: "cpython", replay: &["--oracle", "cpython"], default_kind: None };
     let still = |worker: &mut Worker, candidate: &str, path: &str, kind: &str| match worker.run(candidate, path) {
         Ok(original) => cpython::check(python, &original, candidate, path, exec).1.difference_kind() == Some(kind),
         Err(_) => false,
@@ -143,17 +143,18 @@ impl Stats {
 
     /// The summary's section.
     pub fn markdown(&self) -> String {
+        use crate::markdown as md;
         use std::fmt::Write as _;
         let mut m = String::new();
-        let _ = writeln!(m, "\n## CPython oracle (CPython {} against RustPython's original run)\n", self.version);
+        let _ = writeln!(m, "\n## CPython oracle (CPython {} against RustPython's original run)\n", md::text(&self.version));
         let _ = writeln!(m, "- {} agree, {} findings ({} new), {} poisoned by non-determinism", self.agree, self.finding_hits, self.findings.len(), self.poisoned);
         for (what, map) in [("normalised (agree after the rule)", &self.normalised), ("known differences", &self.known), ("skipped", &self.skipped)] {
             for (reason, n) in map {
-                let _ = writeln!(m, "- {what}: {n} × {reason}");
+                let _ = writeln!(m, "- {what}: {n} × {}", md::text(reason));
             }
         }
         for f in &self.findings {
-            let _ = writeln!(m, "- finding `{}` (seed {} index {}, at {:.1} s): `stagecheck check {}{}`", f.id, f.seed, f.index, f.at_seconds, super::findings::replay_flags("cpython", None), f.path.join("program.py").display());
+            let _ = writeln!(m, "- finding {} (seed {} index {}, at {:.1} s): {}", md::code(&f.id), f.seed, f.index, f.at_seconds, md::code(&super::report::replay_command(f)));
         }
         m
     }

@@ -81,15 +81,15 @@ impl Store {
         let tmp = self.dir.join(format!(".tmp-{id}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp)?;
-        let oracle = replay_flags(&signature.mode, self.target.as_deref());
+        let replay = replay_command(&signature.mode, self.target.as_deref(), &dest.join("program.py"));
         let program = format!(
-            "# stagecheck finding {id}\n# seed {} index {} family {:?} generator {} constructs: {}\n# replay: stagecheck check {oracle}{}\n\n{}",
+            "# stagecheck finding {id}\n# seed {} index {} family {:?} generator {} constructs: {}\n# replay: {}\n\n{}",
             case.seed,
             case.index,
             case.program.family,
             stagecheck_generator::VERSION,
             signature.constructs.join(", "),
-            dest.join("program.py").display(),
+            crate::corpus::header_value(&replay),
             case.program.source
         );
         write_synced(&tmp.join("program.py"), program.as_bytes())?;
@@ -108,20 +108,30 @@ impl Store {
     }
 }
 
+/// The one command that replays the finding whose program is `program`,
+/// each word quoted for the shell ([`crate::shell`]): the target, the
+/// mode and the path can hold anything.
+pub fn replay_command(mode: &str, target: Option<&str>, program: &Path) -> String {
+    let mut words = vec!["stagecheck".to_string(), "check".into()];
+    words.extend(replay_flags(mode, target));
+    words.push(program.display().to_string());
+    crate::shell::command(words)
+}
+
 /// The flags `stagecheck check` needs to replay a finding whose signature
 /// names `mode`: the CPython oracle, or `staged-gpu`, which `check` runs only
 /// when asked for; under a target, the target (its modes are `check`'s then).
-pub fn replay_flags(mode: &str, target: Option<&str>) -> String {
+fn replay_flags(mode: &str, target: Option<&str>) -> Vec<String> {
     if let Some(t) = target {
-        return format!("--target {t} ");
+        return vec!["--target".into(), t.into()];
     }
     match mode {
-        "cpython" => "--oracle cpython ".into(),
-        "gradcheck" => "--gradcheck ".into(),
+        "cpython" => vec!["--oracle".into(), "cpython".into()],
+        "gradcheck" => vec!["--gradcheck".into()],
         "staged-gpu" => {
             let modes: Vec<&str> = super::MODES.iter().chain([&Mode::StagedGpu]).map(|m| m.name()).collect();
-            format!("--modes {} ", modes.join(","))
+            vec!["--modes".into(), modes.join(",")]
         }
-        _ => String::new(),
+        _ => Vec::new(),
     }
 }

@@ -48,7 +48,7 @@ pub fn check_case(worker: &mut Worker, case: &Case) -> Option<(Signature, GradCh
 /// `check --gradcheck`.
 /// Best effort, as theirs: a failed reduction is reported, the finding stays.
 pub fn reduce_saved(dir: &Path, exec: &Config, budget: Duration) {
-    let oracle = SideOracle { name: "gradcheck", replay: "--gradcheck", default_kind: Some("gradient") };
+    let oracle = SideOracle { name: "gradcheck", replay: &["--gradcheck"], default_kind: Some("gradient") };
     let still = |worker: &mut Worker, candidate: &str, path: &str, kind: &str| {
         gradcheck(worker, candidate, path).is_ok_and(|g| g.kind() == Some(kind))
     };

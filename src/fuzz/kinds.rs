@@ -8,8 +8,9 @@
 //! Read from `summary.json` and each finding's directory (`verdict.json`,
 //! `reduced.py`), so it can be written again at any time.
 
-use super::report::{by_count, replay_command, Summary};
+use super::report::{by_count, Summary};
 use crate::oracle::{Difference, Verdict};
+use crate::markdown as md;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -27,8 +28,8 @@ pub fn render(summary: &Summary) -> String {
     let s = &summary.stats;
     let mut m = String::new();
     let compiler = match (&s.target, &s.target_version) {
-        (Some(t), Some(v)) => format!("the `{t}` target ({v})"),
-        (Some(t), None) => format!("the `{t}` target"),
+        (Some(t), Some(v)) => format!("the {} target ({})", md::code(t), md::text(v)),
+        (Some(t), None) => format!("the {} target", md::code(t)),
         _ => "stagecheck's converter and stager".to_string(),
     };
     let _ = writeln!(m, "# Divergences found in {compiler}\n");
@@ -54,9 +55,9 @@ pub fn render(summary: &Summary) -> String {
         let f = kind.shown;
         let hits = kind.hits;
         let more = if kind.findings.len() > 1 { format!(", {} findings", kind.findings.len()) } else { String::new() };
-        let _ = writeln!(m, "## {}. `{}` ({hits} program{}{more})\n", n + 1, kind.id, if hits == 1 { "" } else { "s" });
+        let _ = writeln!(m, "## {}. {} ({hits} program{}{more})\n", n + 1, md::code(&kind.id), if hits == 1 { "" } else { "s" });
         if let Some((class, constructs)) = &kind.class {
-            let _ = writeln!(m, "- class of difference: `{}`; constructs the reduced program keeps: `{}`", clip(class), constructs);
+            let _ = writeln!(m, "- class of difference: {}; constructs the reduced program keeps: {}", clip(class), md::code(constructs));
         }
         let verdict = std::fs::read_to_string(f.path.join("verdict.json")).ok().and_then(|t| serde_json::from_str::<Verdict>(&t).ok());
         if let Some(Verdict::Diverged { mode, differences }) = &verdict {
@@ -64,10 +65,10 @@ pub fn render(summary: &Summary) -> String {
                 let (what, original, other) = d.describe();
                 match (d, original) {
                     (Difference::Stdout { .. } | Difference::Global { .. } | Difference::Terminal { .. }, Some(original)) => {
-                        let _ = writeln!(m, "- {what}: as written `{}`; {mode} `{}`", clip(&original), clip(&other));
+                        let _ = writeln!(m, "- {}: as written {}; {mode} {}", md::text(&what), clip(&original), clip(&other));
                     }
                     _ => {
-                        let _ = writeln!(m, "- {what} ({mode}): `{}`", clip(&other));
+                        let _ = writeln!(m, "- {} ({mode}): {}", md::text(&what), clip(&other));
                     }
                 }
             }
@@ -75,26 +76,26 @@ pub fn render(summary: &Summary) -> String {
                 let _ = writeln!(m, "- and {} more differences", differences.len() - 4);
             }
         }
+        // The replay command is made here, not copied from the file's
+        // header: a run directory's files may say anything.
         let reduced = f.path.join("reduced.py");
-        let (which, text, replay) = match std::fs::read_to_string(&reduced) {
-            Ok(t) => {
-                let replay = crate::reduce::finding::split_header(&t).0.iter().find_map(|l| l.strip_prefix("# replay: ")).map(str::to_string);
-                ("reduced", t.clone(), replay.unwrap_or_else(|| replay_command(f)))
-            }
-            Err(_) => ("as generated (not reduced)", std::fs::read_to_string(f.path.join("program.py")).unwrap_or_default(), replay_command(f)),
+        let (which, text, shown) = match std::fs::read_to_string(&reduced) {
+            Ok(t) => ("reduced", t, reduced),
+            Err(_) => ("as generated (not reduced)", std::fs::read_to_string(f.path.join("program.py")).unwrap_or_default(), f.path.join("program.py")),
         };
+        let replay = super::findings::replay_command(&f.mode, f.target.as_deref(), &shown);
         let body = crate::reduce::finding::split_header(&text).1.trim();
-        let _ = writeln!(m, "\nThe program, {which}:\n\n```python\n{body}\n```\n");
-        let _ = writeln!(m, "Replay: `{replay}`\n");
+        let _ = writeln!(m, "\nThe program, {which}:\n\n{}\n", md::block(body, "python"));
+        let _ = writeln!(m, "Replay: {}\n", md::code(&replay));
         if kind.findings.len() > 1 {
-            let list: Vec<String> = kind.findings.iter().map(|(f, n)| format!("`{}` ({n})", f.id)).collect();
+            let list: Vec<String> = kind.findings.iter().map(|(f, n)| format!("{} ({n})", md::code(&f.id))).collect();
             let _ = writeln!(m, "Its findings (programs each): {}\n", list.join(", "));
         }
     }
     if !s.refusals.is_empty() {
         let _ = writeln!(m, "## Declined by the compiler\n");
         for (reason, n) in by_count(&s.refusals) {
-            let _ = writeln!(m, "- {n} × {reason}");
+            let _ = writeln!(m, "- {n} × {}", md::text(reason));
         }
     }
     m
@@ -153,9 +154,9 @@ pub fn group(summary: &Summary) -> Vec<Kind<'_>> {
 
 /// One line of at most 160 characters.
 fn clip(s: &str) -> String {
-    let line = s.replace('\n', "⏎").replace('`', "'");
-    match line.char_indices().nth(160) {
+    let line = s.replace('\n', "⏎");
+    md::code(&match line.char_indices().nth(160) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line,
-    }
+    })
 }

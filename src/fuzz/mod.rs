@@ -8,7 +8,8 @@
 //! - [`signature`]: what makes two findings the same one (deduplication);
 //! - [`findings`]: findings on disk, written atomically, each replayable with one command;
 //! - [`stats`] and [`report`]: the counts and their time series, `summary.json` /
-//!   `summary.md` / `index.html`, and reports of several runs merged into one.
+//!   `summary.md` / `index.html`, and reports of several runs merged into one;
+//! - [`run_dir`]: what a report takes from a run directory it reads (ids, paths).
 //!
 //! [`run`] drives `--jobs` threads, each with its own worker process. A new
 //! finding is announced (`new finding ID: DIR` on stdout, by the CLI's
@@ -28,6 +29,7 @@ pub mod gradcheck;
 pub mod kinds;
 pub mod outcome;
 pub mod report;
+pub mod run_dir;
 pub mod signature;
 pub mod stats;
 
@@ -233,7 +235,7 @@ fn reduce_saved(dir: &std::path::Path, signature: &signature::Signature, options
         modes: options.modes.clone(),
         under_test: options.target.clone(),
         exec: options.exec.clone(),
-        budget: options.reduce_time,
+        deadline: Instant::now() + options.reduce_time,
         target: signature.mode.parse().ok().map(|mode| Target { kind: signature.kind.clone(), mode }),
     };
     if let Err(e) = reduce_file(&dir.join("program.py"), &dir.join("reduced.py"), &reduce, &mut |_| {}) {

@@ -6,6 +6,7 @@
 
 use super::stats::{Sample, Stats};
 use super::{Families, Options};
+use crate::markdown as md;
 use crate::modes::Mode;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -23,6 +24,10 @@ pub struct Summary {
     pub stats: Stats,
     /// The runs this report covers: one, or the shards of a merged report.
     pub runs: Vec<Run>,
+    /// What [`Summary::read`] left out of the file, each a line saying why
+    /// (`super::run_dir`); never written.
+    #[serde(skip)]
+    pub refused: Vec<String>,
 }
 
 /// One fuzz run of a report.
@@ -100,16 +105,26 @@ impl Summary {
             new_findings: stats.findings.len(),
             timeline: stats.timeline.clone(),
         };
-        Summary { seconds: run.seconds, programs: run.programs, checks_per_second: run.checks_per_second, stats: stats.clone(), runs: vec![run] }
+        Summary { seconds: run.seconds, programs: run.programs, checks_per_second: run.checks_per_second, stats: stats.clone(), runs: vec![run], refused: Vec::new() }
     }
 
-    /// Reads `DIR/summary.json`.
+    /// Reads `DIR/summary.json`, keeping only the findings that name their
+    /// own directory under `DIR/findings/` ([`super::run_dir`]; the others
+    /// in [`Summary::refused`]). `Err` when it had findings and none is left.
     pub fn read(dir: &Path) -> Result<Summary, String> {
         let path = dir.join("summary.json");
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut summary: Summary = serde_json::from_str(&text)
             .map_err(|e| format!("{}: not a stagecheck fuzz summary (or one from an older version): {e}", path.display()))?;
         summary.stats.elapsed = std::time::Duration::from_secs_f64(summary.seconds.max(0.0));
+        let had = summary.stats.new_findings();
+        super::run_dir::keep_valid(&path, dir, &mut summary.stats.findings, &mut summary.refused);
+        if let Some(c) = &mut summary.stats.cpython {
+            super::run_dir::keep_valid(&path, dir, &mut c.findings, &mut summary.refused);
+        }
+        if had > 0 && summary.stats.new_findings() == 0 {
+            return Err(format!("no valid finding left, nothing written:\n{}", summary.refused.join("\n")));
+        }
         Ok(summary)
     }
 }
@@ -138,18 +153,23 @@ pub fn rebuild(dir: &Path) -> Result<Summary, String> {
 /// directories copied into `out/findings/`), every run's time series kept.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, String> {
     let io = |e: std::io::Error| format!("{}: {e}", out.display());
+    // Every summary is read (and checked) before anything is written.
+    let parts = dirs.iter().map(|dir| Ok((dir, Summary::read(dir)?))).collect::<Result<Vec<_>, String>>()?;
     std::fs::create_dir_all(out.join("findings")).map_err(io)?;
     let mut stats = Stats::new();
     let mut runs = Vec::new();
-    for dir in dirs {
-        let part = Summary::read(dir)?;
+    let mut refused = Vec::new();
+    for (dir, mut part) in parts {
+        refused.append(&mut part.refused);
         for f in &part.stats.findings {
             if stats.findings.iter().any(|g| g.id == f.id) {
                 continue;
             }
+            // Read as it was checked (`Summary::read`): a finding's own
+            // directory, not a link to one elsewhere.
             let from = dir.join("findings").join(&f.id);
             let to = out.join("findings").join(&f.id);
-            if from.is_dir() && !to.exists() {
+            if std::fs::symlink_metadata(&from).is_ok_and(|m| m.is_dir()) && !to.exists() {
                 copy_dir_atomic(&from, &to).map_err(io)?;
             }
         }
@@ -171,6 +191,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, String> {
         checks_per_second: runs.iter().map(|r| r.checks_per_second).sum(),
         stats,
         runs,
+        refused,
     };
     write(out, &summary).map_err(io)?;
     Ok(summary)
@@ -199,7 +220,7 @@ pub fn markdown(summary: &Summary) -> String {
     let _ = writeln!(m, "{title}");
     for r in &summary.runs {
         let p = &r.parameters;
-        let at = if summary.runs.len() == 1 { String::new() } else { format!("{}: ", r.dir) };
+        let at = if summary.runs.len() == 1 { String::new() } else { format!("{}: ", md::text(&r.dir)) };
         let _ = writeln!(
             m,
             "- {at}seed {}, families {:?}, modes {}, {} jobs, {:.1} s, {} programs ({:.1} checks/s)",
@@ -220,7 +241,7 @@ pub fn markdown(summary: &Summary) -> String {
         let _ = writeln!(m, "- {} staged runs taken from their program's unstaged run, not run again: it called no staged function and never read its mode", s.staged_taken);
     }
     for (family, n) in &s.per_family {
-        let _ = writeln!(m, "- {family}: {n} programs, refusal rate {:.1}%", 100.0 * s.refusal_rate(family));
+        let _ = writeln!(m, "- {}: {n} programs, refusal rate {:.1}%", md::text(family), 100.0 * s.refusal_rate(family));
     }
     if s.target.is_some() {
         // A target's findings are one per signature: its bug kinds are read off their reduced programs.
@@ -232,7 +253,7 @@ pub fn markdown(summary: &Summary) -> String {
         let _ = writeln!(m, "None new.");
     }
     for f in &s.findings {
-        let _ = writeln!(m, "- `{}` (seed {} index {}, at {:.1} s): `{}`", f.id, f.seed, f.index, f.at_seconds, replay_command(f));
+        let _ = writeln!(m, "- {} (seed {} index {}, at {:.1} s): {}", md::code(&f.id), f.seed, f.index, f.at_seconds, md::code(&replay_command(f)));
     }
     if let Some(c) = &s.cpython {
         m.push_str(&c.markdown());
@@ -240,17 +261,19 @@ pub fn markdown(summary: &Summary) -> String {
     if !s.poisoned_cases.is_empty() {
         let _ = writeln!(m, "\n## Poisoned (a finding that did not reproduce)\n");
         for p in &s.poisoned_cases {
-            let _ = writeln!(m, "- {p}");
+            let _ = writeln!(m, "- {}", md::text(p));
         }
     }
     let _ = writeln!(m, "\n## Refusals by reason\n");
     for (reason, n) in by_count(&s.refusals) {
-        let _ = writeln!(m, "- {n} × {reason}");
+        let _ = writeln!(m, "- {n} × {}", md::text(reason));
     }
     let _ = writeln!(m, "\n## Construct coverage (share of programs, and of its family's)\n");
     for (c, n) in by_count(&s.coverage) {
         let all = 100.0 * n as f64 / s.programs.max(1) as f64;
-        let _ = match family_share(s, c, n) {
+        let share = family_share(s, c, n);
+        let c = md::text(c);
+        let _ = match share {
             Some((f, share)) => writeln!(m, "- {c}: {n} ({all:.1}%; {share:.1}% of {f})"),
             None => writeln!(m, "- {c}: {n} ({all:.1}%)"),
         };
@@ -268,9 +291,9 @@ pub fn family_share(s: &Stats, c: &str, n: u64) -> Option<(String, f64)> {
     Some((family.to_string(), 100.0 * n as f64 / of.max(1) as f64))
 }
 
-/// The command that replays a finding.
+/// The command that replays a finding (its words quoted for the shell).
 pub fn replay_command(f: &super::stats::Finding) -> String {
-    format!("stagecheck check {}{}", super::findings::replay_flags(&f.mode, f.target.as_deref()), f.path.join("program.py").display())
+    super::findings::replay_command(&f.mode, f.target.as_deref(), &f.path.join("program.py"))
 }
 
 /// A count map's entries, largest first (ties by name).

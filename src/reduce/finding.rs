@@ -17,7 +17,17 @@
 //! limit (the fuzz loop's rule for slow, not different) before it holds.
 //!
 //! One worker serves every candidate, replaced when the limit halves (a
-//! worker's limit is fixed when it is built). `stagecheck fuzz` reduces each
+//! worker's limit is fixed when it is built).
+//!
+//! The time budget (`--time`) bounds the whole reduction, the first check
+//! included: every worker's runs end at its deadline at the latest
+//! (`Worker::set_deadline`), so a candidate that runs to its limit cannot
+//! carry the reduction past it. A run cut there is killed (milliseconds)
+//! and its candidate does not hold; only writing `reduced.py` follows, and
+//! at most the start of a worker begun just before (an interpreter's
+//! build, about a tenth of a second; a target's worker keeps its process).
+//! A first check cut short is an error (the budget is too small to say
+//! what the finding is). `stagecheck fuzz` reduces each
 //! new finding into `reduced.py` once its directory is whole
 //! (`--reduce-time`). Measured when there were five planted bugs: each
 //! reduced to 5-12 lines in 0.1-1.0 s (`tests/planted.rs`).
@@ -30,9 +40,10 @@ use crate::fuzz::outcome::{only_timed_out, SLOW_FACTOR};
 use crate::fuzz::signature::kind_and_mode;
 use crate::modes::{Mode, ModeRun};
 use crate::oracle::Verdict;
+use crate::corpus::header_value;
 use std::fmt;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What a reduction keeps of a finding: its kind and mode (`terminal-staged`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,7 +84,8 @@ pub struct Options {
     pub under_test: Option<crate::targets::Target>,
     /// The limits of a normal check; candidates get a shorter time limit.
     pub exec: Config,
-    pub budget: Duration,
+    /// When the reduction ends, whatever it is running (the budget's end).
+    pub deadline: Instant,
     /// The finding to keep; `None`: the one the program shows.
     pub target: Option<Target>,
 }
@@ -97,8 +109,13 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
     // would otherwise run out of time, show another finding (a time limit)
     // and leave the finding unreduced. Candidates get the short limit.
     let first_limit = if options.under_test.is_some() { options.exec.time_limit * SLOW_FACTOR } else { options.exec.time_limit };
+    let deadline = options.deadline;
     let mut first = Worker::spawn(options.under_test.as_ref(), Config { time_limit: first_limit, ..options.exec.clone() });
+    first.set_deadline(Some(deadline));
     let report = check(&mut first, source, path, modes).map_err(|e| e.to_string())?;
+    if Instant::now() >= deadline {
+        return Err(format!("{path}: the time budget ran out before the first check ended"));
+    }
     let target = Target::of(&report.verdict).ok_or_else(|| {
         format!("{path}: no finding to reduce: {}", serde_json::to_string(&report.verdict).unwrap_or_default())
     })?;
@@ -126,8 +143,10 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
     // finding's cannot change whether a candidate holds, and are not run.
     let upto = modes.iter().position(|m| *m == target.mode).map_or(modes.len(), |i| i + 1);
     let modes = &modes[..upto];
-    let mut runner = Runner::new(&options.exec, &report, options.under_test.clone(), first);
+    let mut runner = Runner::new(&options.exec, &report, first);
     let mut holds = |candidate: &str| -> bool {
+        // A check the deadline cut short says nothing of the candidate.
+        let shows = |r| if Instant::now() < deadline { shows(r) } else { None };
         let Some(mut report) = shows(check_if(runner.worker(), candidate, path, modes, go_on)) else { return false };
         if only_timed_out(&report.verdict) && runner.slow_limit() > runner.limit {
             let Some(again) = shows(check_if(runner.slow(), candidate, path, modes, go_on)) else { return false };
@@ -137,7 +156,7 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
         runner.follow(&report);
         true
     };
-    let reduction = reduce(source, options.budget, &mut holds, progress)?;
+    let reduction = reduce(source, deadline.saturating_duration_since(Instant::now()), &mut holds, progress)?;
     Ok(Reduced { target, class, reduction })
 }
 
@@ -150,7 +169,6 @@ fn diverged(t: &Terminal) -> bool {
 /// [`MIN_LIMIT`], at most the normal limit.
 struct Runner {
     exec: Config,
-    under_test: Option<crate::targets::Target>,
     limit: Duration,
     worker: Worker,
     /// For a candidate that only ran out of time: [`SLOW_FACTOR`] x the limit.
@@ -162,11 +180,11 @@ struct Runner {
 impl Runner {
     /// `first`: the worker of the first check, kept where it can take the
     /// candidates' limit in place (a target's).
-    fn new(exec: &Config, report: &CheckReport, under_test: Option<crate::targets::Target>, mut first: Worker) -> Runner {
+    fn new(exec: &Config, report: &CheckReport, mut first: Worker) -> Runner {
         let limit = Runner::limit_for(exec, report);
         let config = Config { time_limit: limit, ..exec.clone() };
-        let worker = if first.set_limits(&config) { first } else { Worker::spawn(under_test.as_ref(), config) };
-        Runner { exec: exec.clone(), under_test, limit, worker, slow: None, slow_in_place: false }
+        let worker = if first.set_limits(&config) { first } else { first.like(config) };
+        Runner { exec: exec.clone(), limit, worker, slow: None, slow_in_place: false }
     }
 
     fn limit_for(exec: &Config, report: &CheckReport) -> Duration {
@@ -190,8 +208,8 @@ impl Runner {
             self.slow_in_place = true;
             return &mut self.worker;
         }
-        let under_test = self.under_test.as_ref();
-        self.slow.get_or_insert_with(|| Worker::spawn(under_test, config))
+        let worker = &self.worker;
+        self.slow.get_or_insert_with(|| worker.like(config))
     }
 
     /// The candidates' worker, at the short limit.
@@ -212,7 +230,7 @@ impl Runner {
             self.slow_in_place = false;
             let config = Config { time_limit: limit, ..self.exec.clone() };
             if !self.worker.set_limits(&config) {
-                self.worker = Worker::spawn(self.under_test.as_ref(), config);
+                self.worker = self.worker.like(config);
             }
             self.slow = None;
         }
@@ -247,7 +265,7 @@ pub fn reduce_file(input: &Path, out: &Path, options: &Options, progress: &mut d
     let mut head = reduced_head(&reduced.target.to_string(), r, input, &header);
     // Under a target: the bug kind (`report --kinds` groups findings by it).
     head.extend(reduced.class.as_ref().map(|c| crate::targets::kinds::header_line(c, &r.source)));
-    head.push(format!("# replay: {}", replay_command(&options.modes, options.under_test.as_ref(), out)));
+    head.push(format!("# replay: {}", header_value(&replay_command(&options.modes, options.under_test.as_ref(), out))));
     let file = format!("{}\n\n{}", head.join("\n"), r.source);
     crate::fuzz::report::atomic_write(out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(reduced)
@@ -266,7 +284,7 @@ pub fn reduced_head(signature: &str, r: &crate::reduce::Reduction, input: &Path,
             r.elapsed.as_secs_f64(),
             if r.complete { "" } else { ", time budget reached" }
         ),
-        format!("# reduced from: {}", input.display()),
+        format!("# reduced from: {}", header_value(&input.display().to_string())),
     ];
     head.extend(header.iter().filter(|l| l.starts_with("# seed ")).map(|l| l.to_string()));
     head
@@ -278,8 +296,8 @@ pub struct SideOracle<'a> {
     /// The signature's mode (`gradcheck`, `cpython`): the reduced header's
     /// `<kind>-<name>`, and said when the finding no longer reproduces.
     pub name: &'a str,
-    /// `check`'s flag that replays it (`--gradcheck`, `--oracle cpython`).
-    pub replay: &'a str,
+    /// `check`'s flags that replay it (`--gradcheck`; `--oracle`, `cpython`).
+    pub replay: &'a [&'a str],
     /// The kind when the finding has no readable `signature.json` (None:
     /// not reduced).
     pub default_kind: Option<&'a str>,
@@ -314,30 +332,36 @@ pub fn reduce_side_finding(
     }
     let r = reduce(body, budget, &mut fails, &mut |_| {})?;
     let mut head = reduced_head(&format!("{kind}-{}", oracle.name), &r, &input, &header);
-    head.push(format!("# replay: {}stagecheck check {} {}", plant_prefix(), oracle.replay, out.display()));
+    let words = ["stagecheck", "check"].iter().chain(oracle.replay).map(|w| w.to_string()).chain([out.display().to_string()]);
+    head.push(format!("# replay: {}", header_value(&format!("{}{}", plant_prefix(), crate::shell::command(words)))));
     let file = format!("{}\n\n{}", head.join("\n"), r.source);
     crate::fuzz::report::atomic_write(&out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))
 }
 
 /// The one command that replays a reduced program (in a build with planted
-/// bugs, with the `STAGECHECK_PLANT` that chose the bug).
+/// bugs, with the `STAGECHECK_PLANT` that chose the bug), each word quoted
+/// for the shell ([`crate::shell`]).
 pub fn replay_command(modes: &[Mode], under_test: Option<&crate::targets::Target>, file: &Path) -> String {
     let modes: Vec<&str> = modes.iter().map(|m| m.name()).collect();
-    let target = under_test.map(|t| t.flag()).unwrap_or_default();
-    format!("{}stagecheck check {target}--modes {} {}", plant_prefix(), modes.join(","), file.display())
+    let mut words = vec!["stagecheck".to_string(), "check".into()];
+    if let Some(t) = under_test {
+        words.extend(["--target".into(), t.name.clone()]);
+    }
+    words.extend(["--modes".into(), modes.join(","), file.display().to_string()]);
+    format!("{}{}", plant_prefix(), crate::shell::command(words))
 }
 
 /// `STAGECHECK_PLANT=<bug> ` in a build with planted bugs where one is chosen; else nothing.
 pub fn plant_prefix() -> String {
     let plant = std::env::var("STAGECHECK_PLANT").ok().filter(|_| cfg!(feature = "planted-bugs"));
-    plant.map(|p| format!("STAGECHECK_PLANT={p} ")).unwrap_or_default()
+    plant.map(|p| format!("STAGECHECK_PLANT={} ", crate::shell::quote(&p))).unwrap_or_default()
 }
 
 /// The target a header names: a corpus `# target:` line, or a replay command's `--target`.
 pub fn header_target(header: &[&str]) -> Option<String> {
     header.iter().find_map(|l| {
         let name = l.strip_prefix("# target:").or_else(|| l.split_once("--target ").map(|(_, rest)| rest))?;
-        name.split_whitespace().next().map(str::to_string)
+        crate::shell::first_word(name)
     })
 }
 
@@ -345,7 +369,7 @@ pub fn header_target(header: &[&str]) -> Option<String> {
 pub fn header_modes(header: &[&str]) -> Option<Vec<Mode>> {
     header.iter().find_map(|l| {
         let list = l.strip_prefix("# modes:").or_else(|| l.split_once("--modes ").map(|(_, rest)| rest))?;
-        list.split_whitespace().next()?.split(',').map(|m| m.trim().parse().ok()).collect()
+        crate::shell::first_word(list)?.split(',').map(|m| m.trim().parse().ok()).collect()
     })
 }
 

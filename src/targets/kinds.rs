@@ -231,7 +231,7 @@ pub fn kind_id(class: &str, source: &str) -> String {
 
 /// A `reduced.py`'s `# kind:` line: its id, class and constructs.
 pub fn header_line(class: &str, source: &str) -> String {
-    format!("# kind: {} | {class} | {}", kind_id(class, source), constructs(source).join(" "))
+    format!("# kind: {} | {} | {}", kind_id(class, source), crate::corpus::header_value(class), constructs(source).join(" "))
 }
 
 /// The kind id, class and constructs a `# kind:` line gives.

@@ -200,11 +200,6 @@ impl Target {
         policy
     }
 
-    /// `--target NAME` as a command line's flag (replay commands).
-    pub fn flag(&self) -> String {
-        format!("--target {} ", self.name)
-    }
-
     /// `modes` cut to the target's: `Err` when none but `original` is left.
     pub fn modes_of(&self, modes: &[Mode]) -> Result<Vec<Mode>, String> {
         let mut out = vec![Mode::Original];

@@ -18,7 +18,7 @@ use super::protocol::{outcome_from_python, Limits, Ready, Reply, Request, VERSIO
 use super::Target;
 use crate::executor::{Config, Limit, Outcome, Terminal};
 use crate::modes::{ModeRun, RefusalInfo};
-use crate::worker::process::{Live, Stop};
+use crate::worker::process::{no_later, Live, Stop};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -38,6 +38,8 @@ pub struct TargetProcess {
     ready: Option<Ready>,
     /// Workers started so far (tests: a dead one is replaced).
     pub started: u64,
+    /// No wait outlasts it (`crate::worker::Worker::set_deadline`).
+    pub deadline: Option<Instant>,
 }
 
 /// A worker's private temporary directory, removed with it.
@@ -53,7 +55,7 @@ impl TargetProcess {
     /// A supervisor for `target`'s workers; the first starts now, so that a
     /// target that cannot start says why before any run.
     pub fn new(target: &Target, config: Config) -> Result<TargetProcess, String> {
-        let mut p = TargetProcess { target: target.clone(), config, live: None, ready: None, started: 0 };
+        let mut p = TargetProcess { target: target.clone(), config, live: None, ready: None, started: 0, deadline: None };
         p.start()?;
         Ok(p)
     }
@@ -101,7 +103,7 @@ impl TargetProcess {
         let mut live = Live::spawn(&mut command).map_err(|e| format!("target {}: cannot start {}: {e}", self.target.name, self.target.program.display()))?;
         self.started += 1;
         let hello = Request::Hello { protocol: VERSION, limits: Limits::of(&self.config) };
-        let answer = live.send(&hello).and_then(|()| live.receive::<Reply>(Instant::now() + STARTUP));
+        let answer = live.send(&hello).and_then(|()| live.receive::<Reply>(no_later(Instant::now() + STARTUP, self.deadline)));
         let ready = match answer {
             Ok(Reply::Ready(ready)) => ready,
             Ok(_) => return Err(format!("target {}: {}", self.target.name, live.end("it answered hello with something other than ready".into()))),
@@ -132,7 +134,7 @@ impl TargetProcess {
         }
         let (live, _) = self.live.as_mut().expect("started above");
         let request = Request::Run { source, path, mode: mode.name() };
-        let deadline = clock + self.config.time_limit + GRACE;
+        let deadline = no_later(clock + self.config.time_limit + GRACE, self.deadline);
         match live.send(&request).and_then(|()| live.receive::<Reply>(deadline)) {
             Ok(Reply::Outcome(outcome)) => {
                 self.served();

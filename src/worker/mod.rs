@@ -93,9 +93,33 @@ impl Worker {
     }
 
     /// Another worker of the same kind (stagecheck's, or the same target's)
-    /// with `config`.
+    /// with `config` (and this one's deadline).
     pub fn like(&self, config: Config) -> Worker {
-        Worker::spawn(self.target(), config)
+        let mut worker = Worker::spawn(self.target(), config);
+        worker.set_deadline(self.deadline());
+        worker
+    }
+
+    /// Ends every later run at `deadline` at the latest, for a caller with a
+    /// budget of its own (the reducer's `--time`): a run still going then
+    /// is lost as one past its limit (its worker killed, the next run
+    /// starts another), and so is a worker's start. A worker on a thread
+    /// ([`Worker::in_process`]) takes none.
+    pub fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        match &mut self.backend {
+            Backend::Process(p) => p.deadline = deadline,
+            Backend::Target(t) => t.deadline = deadline,
+            Backend::Thread(_) => {}
+        }
+    }
+
+    /// The deadline set by [`Worker::set_deadline`], if any.
+    pub fn deadline(&self) -> Option<std::time::Instant> {
+        match &self.backend {
+            Backend::Process(p) => p.deadline,
+            Backend::Target(t) => t.deadline,
+            Backend::Thread(_) => None,
+        }
     }
 
     /// Takes `config`'s limits in place where it can: a target's worker

@@ -55,6 +55,8 @@ pub struct Process {
     gpu: bool,
     /// Workers started so far (the first included).
     pub started: u64,
+    /// No wait outlasts it ([`super::Worker::set_deadline`]).
+    pub deadline: Option<Instant>,
 }
 
 /// A running worker process of any kind (this binary's `__worker`, or a
@@ -83,7 +85,7 @@ impl Process {
     /// Starts a worker (waiting until its interpreter is built: a broken
     /// runtime fails here, loudly, not as a crashed run).
     pub fn new(config: Config, exe: PathBuf) -> Process {
-        let mut process = Process { config, exe, live: None, gpu: false, started: 0 };
+        let mut process = Process { config, exe, live: None, gpu: false, started: 0, deadline: None };
         if let Err(why) = process.start() {
             panic!("the worker process could not start: {why}");
         }
@@ -110,7 +112,7 @@ impl Process {
         let mut live = Live::spawn(&mut command).map_err(|e| format!("{}: {e}", self.exe.display()))?;
         self.started += 1;
         let hello = Request::Hello { config: self.config.clone(), gpu: self.gpu };
-        let ready = live.send(&hello).and_then(|()| live.receive(Instant::now() + STARTUP));
+        let ready = live.send(&hello).and_then(|()| live.receive(no_later(Instant::now() + STARTUP, self.deadline)));
         match ready {
             Ok(Reply::Ready { confinement }) => {
                 if !confinement.lacking.is_empty() {
@@ -152,7 +154,7 @@ impl Process {
         }
         let live = self.live.as_mut().expect("started above");
         let request = Request::Run { source: source.to_owned(), path: path.to_owned(), mode };
-        let answer = live.send(&request).and_then(|()| live.receive(clock + self.config.time_limit + GRACE));
+        let answer = live.send(&request).and_then(|()| live.receive(no_later(clock + self.config.time_limit + GRACE, self.deadline)));
         match answer {
             Ok(Reply::Ran { reply, mut phases }) => {
                 phases.hop = clock.elapsed().saturating_sub(phases.total());
@@ -215,6 +217,12 @@ fn mesa_cache_env() -> Vec<(&'static str, std::ffi::OsString)> {
         env.push(("MESA_SHADER_CACHE_DIR", cache_home.join("stagecheck").join("mesa").into_os_string()));
     }
     env
+}
+
+/// `at`, or `deadline` where it comes first: a worker's caller may have a
+/// budget of its own ([`super::Worker::set_deadline`]).
+pub(crate) fn no_later(at: Instant, deadline: Option<Instant>) -> Instant {
+    deadline.map_or(at, |d| at.min(d))
 }
 
 /// The outcome of a run whose worker was lost, with the real time it took.

@@ -65,3 +65,31 @@ pub fn third_party_target(group: &str, name: &str, body: &str) -> PathBuf {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
 }
+
+/// The words a POSIX shell makes of `command` (as the arguments of a
+/// printer: nothing in it runs unless the shell reads a second command,
+/// whose effects then show in `dir`).
+pub fn shell_words(dir: &Path, command: &str) -> Vec<String> {
+    let script = format!("show() {{ printf '%s\\0' \"$@\"; }}; show {command}");
+    let out = Command::new("sh").arg("-c").arg(script).current_dir(dir).output().expect("sh runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout).split_terminator('\0').map(str::to_string).collect()
+}
+
+/// Runs this build's `stagecheck` with `args`.
+pub fn stagecheck(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(args).output().expect("stagecheck runs")
+}
+
+/// Output bytes as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// An empty temporary directory of one test's own (`stagecheck-<group>-<pid>-<name>`).
+pub fn scratch(group: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stagecheck-{group}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
