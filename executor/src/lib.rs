@@ -32,6 +32,7 @@ mod code_cache;
 pub mod config;
 pub mod executor;
 pub mod guards;
+mod held;
 pub mod nesting;
 pub mod operators;
 mod os_probe;

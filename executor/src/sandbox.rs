@@ -84,6 +84,10 @@ pub struct Snapshot {
     /// named: the restore does not reach into them (it is shallow), so
     /// only the fingerprint says when a run changed one in place.
     containers: Vec<(String, PyObjectRef)>,
+    /// The containers other modules hold (`_frozen_importlib._module_locks`),
+    /// put back after every run (and folded into the fingerprint with
+    /// `containers`).
+    restorable: Vec<crate::held::Items>,
 }
 
 /// A function's `__defaults__`/`__kwdefaults__` fold, and the function's
@@ -117,7 +121,10 @@ impl Fingerprint {
             classes: snapshot.classes.iter().map(|(c, _)| fold_class(c)).collect(),
             functions: {
                 let names = [vm.ctx.intern_str("__defaults__"), vm.ctx.intern_str("__kwdefaults__")];
-                snapshot.functions.iter().zip(&snapshot.seen).map(|(f, seen)| fold_function(&f.function, seen, names, vm)).collect()
+                let fold = |(f, seen): (&FunctionState, &DefaultsSeen)| {
+                    f.cells.ids(vm).fold(fold_function(&f.function, seen, names, vm), |h, id| mix(h, id, 2))
+                };
+                snapshot.functions.iter().zip(&snapshot.seen).map(fold).collect()
             },
             containers: snapshot.containers.iter().map(|(_, c)| fold_container(c)).collect(),
         }
@@ -194,6 +201,8 @@ struct FunctionState {
     /// The function's version: setting `__defaults__`, `__kwdefaults__` (or
     /// `__code__`) resets it, so one load tells whether they changed.
     version: std::cell::Cell<u32>,
+    /// Its closure's cells and their contents.
+    cells: crate::held::Cells,
 }
 
 impl FunctionState {
@@ -205,10 +214,12 @@ impl FunctionState {
         let defaults = function.as_object().get_attr("__defaults__", vm).unwrap_or_else(|_| vm.ctx.none());
         let kwdefaults = function.as_object().get_attr("__kwdefaults__", vm).unwrap_or_else(|_| vm.ctx.none());
         let version = std::cell::Cell::new(function.get_version_for_current_state());
-        FunctionState { function, dict, defaults, kwdefaults, version }
+        let cells = crate::held::Cells::take(&function.clone().into(), vm);
+        FunctionState { function, dict, defaults, kwdefaults, version, cells }
     }
 
     fn restore(&self, vm: &VirtualMachine) {
+        self.cells.restore(vm);
         if let Some((dict, items)) = &self.dict {
             if !(items.is_empty() && dict.is_empty()) {
                 restore_dict(dict, items, vm);
@@ -367,19 +378,46 @@ impl Snapshot {
             .collect();
         let seen = functions.iter().map(|_| DefaultsSeen::default()).collect();
         let mut containers = Vec::new();
-        for ((_, items), label) in dicts.iter().zip(&labels) {
-            if !crate::runtime::owns(label) {
-                continue;
-            }
+        let mut restorable = Vec::new();
+        let mut instance_dicts = Vec::new();
+        let skipped = [vm.ctx.types.module_type, vm.ctx.types.type_type, vm.ctx.types.function_type];
+        for ((dict, items), label) in dicts.iter().zip(&labels).skip(3) {
             for (key, value) in items {
                 let exact = [vm.ctx.types.list_type, vm.ctx.types.dict_type, vm.ctx.types.set_type];
+                let name = format!("{label}.{}", crate::render::str_of(key));
                 if exact.iter().any(|t| value.class().is(*t)) {
-                    containers.push((format!("{label}.{}", crate::render::str_of(key)), value.clone()));
+                    if !crate::runtime::owns(label) {
+                        restorable.push(crate::held::Items::take(value.clone()));
+                    }
+                    containers.push((name, value.clone()));
+                } else if !skipped.iter().any(|t| value.class().is(*t)) && !value.class().fast_issubclass(vm.ctx.types.type_type) {
+                    // An object's own attributes (`_frozen_importlib.__spec__.x = 1`).
+                    if let Some(own) = value.dict().filter(|d| !d.is(dict) && !instance_dicts.iter().any(|(o, _)| d.is(o))) {
+                        instance_dicts.push((own, format!("{name}.__dict__")));
+                    }
                 }
             }
         }
+        let mut dicts = dicts;
+        let mut labels = labels;
+        for (own, label) in instance_dicts {
+            if dicts.iter().any(|(d, _)| d.is(&own)) {
+                continue;
+            }
+            let items = own.items_vec();
+            // And the containers it holds (`_module_locks.data`): one level, as for modules.
+            for (key, value) in &items {
+                let exact = [vm.ctx.types.list_type, vm.ctx.types.dict_type, vm.ctx.types.set_type];
+                if exact.iter().any(|t| value.class().is(*t)) && !crate::runtime::owns(&label) {
+                    restorable.push(crate::held::Items::take(value.clone()));
+                    containers.push((format!("{label}.{}", crate::render::str_of(key)), value.clone()));
+                }
+            }
+            dicts.push((own, items));
+            labels.push(label);
+        }
         let fingerprint = Fingerprint { dicts: vec![], classes: vec![], functions: vec![], containers: vec![] };
-        let mut snapshot = Snapshot { dicts, classes, functions, labels, fingerprint, seen, containers };
+        let mut snapshot = Snapshot { dicts, classes, functions, labels, fingerprint, seen, containers, restorable };
         snapshot.fingerprint = Fingerprint::take(&snapshot, vm);
         snapshot
     }
@@ -420,6 +458,10 @@ impl Snapshot {
                         found = true;
                     }
                 }
+                if let Some(i) = f.cells.changed(vm) {
+                    leaks.push(format!("{label}.__closure__[{i}] rebound"));
+                    found = true;
+                }
                 if let (Some((dict, items)), false) = (&f.dict, found) {
                     leaks.extend(dict_leaks(&format!("{label}.__dict__"), &dict.items_vec(), items));
                 }
@@ -443,6 +485,9 @@ impl Snapshot {
     pub fn restore(&self, vm: &VirtualMachine) {
         for (dict, items) in &self.dicts {
             restore_dict(dict, items, vm);
+        }
+        for items in &self.restorable {
+            items.restore(vm);
         }
         for function in &self.functions {
             function.restore(vm);

@@ -91,3 +91,34 @@ import math
     assert_eq!(after.stdout, "0 False 2 1\n", "{after}");
     assert!(after.leaks.is_empty(), "{:?}", after.leaks);
 }
+
+/// What shared objects hold beyond their bindings comes back too: a
+/// runtime function's closure cell (`sc.reduce_sum` made a max), the
+/// import machinery's containers (`_frozen_importlib._module_locks`,
+/// `_blocking_on`) and the attributes of a module-level object
+/// (`_frozen_importlib.__spec__`); the leak check finds nothing left and
+/// the next run sees the state as built.
+#[test]
+fn closure_cells_import_machinery_and_module_objects_are_restored() {
+    let mut w = Worker::new(Config::default());
+    let walk = "def walk(c, seen):\n    for s in type.__subclasses__(c):\n        if s not in seen:\n            seen.add(s)\n            walk(s, seen)\n    return seen\nbi = [c for c in walk(object, set()) if repr(c) == \"<class '_frozen_importlib.BuiltinImporter'>\"][0]\nfi = bi.find_spec.__func__.__globals__\n";
+    let changes = format!(
+        "{walk}import stagecheck as sc\n\
+sc.reduce_sum.__closure__[0].cell_contents = 'ReduceMax'\n\
+fi['_module_locks']['planted'] = 1\n\
+fi['_blocking_on'].data['planted'] = 2\n\
+fi['__spec__'].planted = 3\n"
+    );
+    for _ in 0..2 {
+        let out = w.run(&changes, "<changes>").unwrap();
+        assert_eq!(out.terminal, Terminal::Completed, "{out}");
+        assert!(out.leaks.is_empty(), "{:?}", out.leaks);
+    }
+    let probe = format!(
+        "{walk}import stagecheck as sc\n\
+print(int(sc.reduce_sum(sc.constant([1, 2, 3]))), 'planted' in fi['_module_locks'], 'planted' in fi['_blocking_on'].data, hasattr(fi['__spec__'], 'planted'))\n"
+    );
+    let after = w.run(&probe, "<after>").unwrap();
+    assert_eq!(after.stdout, "6 False False False\n", "{after}");
+    assert!(after.leaks.is_empty(), "{:?}", after.leaks);
+}
