@@ -26,6 +26,7 @@
 
 pub mod addresses;
 pub mod alloc;
+pub mod bounds;
 pub mod bytecode;
 mod capture;
 mod code_cache;

@@ -1,0 +1,79 @@
+//! The third red-team pass (issue 34 item 6) against the VM: programs that
+//! made an outcome hundreds of megabytes (values, messages), never ended
+//! (a huge int rendered) or aborted the worker (allocations no guard saw).
+//! Each must now end honestly within its limits (completed, or a
+//! MemoryError/ValueError it could catch), with an outcome whose JSON stays
+//! far under 10 MB, and the worker must live on. The CLI's side (what
+//! `run --json` prints, the processes' RSS) is tests/bounded_output.rs.
+
+use stagecheck_executor::{Config, Outcome, Terminal, Value, Worker};
+use std::time::{Duration, Instant};
+
+const MB: usize = 1 << 20;
+
+fn run(w: &mut Worker, src: &str) -> Outcome {
+    w.run(src, "prog.py").expect("compiles")
+}
+
+fn json_size(out: &Outcome) -> usize {
+    serde_json::to_string_pretty(out).unwrap().len()
+}
+
+fn global<'a>(out: &'a Outcome, name: &str) -> &'a Value {
+    &out.globals.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no {name}: {:?}", out.terminal)).1
+}
+
+fn still_alive(w: &mut Worker) {
+    let out = run(w, "print(sum(i * i for i in range(10)))");
+    assert_eq!((out.terminal, out.stdout.as_str()), (Terminal::Completed, "285\n"));
+}
+
+#[test]
+fn a_long_string_shared_by_many_references_renders_once_abbreviated() {
+    let mut w = Worker::new(Config::default());
+    // Was 235 MB of JSON; and the second grew the worker to 4 GB.
+    for (src, name, len, refs) in [
+        ("s = 'x' * (32 << 20); g = [s] * 6", "s", 32 * MB, 6),
+        ("k = 'y' * (8 << 20); g = [k] * 200000", "k", 8 * MB, 200_000),
+    ] {
+        let started = Instant::now();
+        let out = run(&mut w, src);
+        assert_eq!(out.terminal, Terminal::Completed, "{src}");
+        assert!(started.elapsed() < Duration::from_secs(2), "{src}: {:?}", started.elapsed());
+        assert!(json_size(&out) < MB, "{src}: {} bytes", json_size(&out));
+        let Value::List(items) = global(&out, "g") else { panic!("{src}") };
+        assert!(matches!(&items[0], Value::Long { of, len: l, .. } if of == "str" && *l == len as u64), "{src}: {}", items[0]);
+        assert_eq!(items[0], *global(&out, name));
+        // Past the budget of units, one Truncated ends the list.
+        assert_eq!(items.len() < refs, items.last() == Some(&Value::Truncated), "{src}: {} items", items.len());
+    }
+    still_alive(&mut w);
+}
+
+#[test]
+fn long_values_compare_by_length_and_hash() {
+    let mut w = Worker::new(Config::default());
+    let out = run(&mut w, "a = 'x' * 5000\nb = 'x' * 4999 + 'y'\nc = 'x' * 5000\nd = b'x' * 5000\ne = bytearray(d)\nf = 'x' * 4096");
+    let (a, b, c) = (global(&out, "a"), global(&out, "b"), global(&out, "c"));
+    assert!(matches!(a, Value::Long { head, .. } if head.len() == 64), "{a}");
+    assert_ne!(a, b);
+    assert_eq!(a, c);
+    assert_ne!(global(&out, "d"), global(&out, "e"));
+    assert!(matches!(global(&out, "f"), Value::Str(s) if s.len() == 4096), "the longest kept whole");
+}
+
+#[test]
+fn a_huge_exception_message_is_abbreviated_with_its_length() {
+    let mut w = Worker::new(Config::default());
+    // Was printed twice in full (419 MB).
+    let out = run(&mut w, "raise ValueError('m' * (200 << 20))");
+    let Terminal::Raised { exc_type, message, .. } = &out.terminal else { panic!("{}", out.terminal) };
+    assert_eq!(exc_type, "ValueError");
+    assert!(message.len() < 200 && message.contains("…<209715200 chars, sha256 "), "{message}");
+    assert!(json_size(&out) < 4096);
+    // Names in a traceback likewise.
+    let out = run(&mut w, "def f():\n    raise KeyError(1)\nf.__code__ = f.__code__.replace(co_name='n' * 10**7)\nf()");
+    let Terminal::Raised { traceback, .. } = &out.terminal else { panic!("{}", out.terminal) };
+    assert!(traceback.iter().all(|f| f.function.len() < 200), "{traceback:?}");
+    still_alive(&mut w);
+}
