@@ -77,3 +77,23 @@ fn a_huge_exception_message_is_abbreviated_with_its_length() {
     assert!(traceback.iter().all(|f| f.function.len() < 200), "{traceback:?}");
     still_alive(&mut w);
 }
+
+#[test]
+fn a_huge_int_renders_by_bit_length_and_is_not_converted() {
+    let mut w = Worker::new(Config::default());
+    // Rendering it never ended (quadratic conversion in native code).
+    let started = Instant::now();
+    let out = run(&mut w, "x = 1 << 10**8\ny = -(1 << 10**8)\nz = 10**4299\nr = range(x)");
+    assert_eq!(out.terminal, Terminal::Completed);
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    let x = global(&out, "x");
+    assert!(matches!(x, Value::Long { of, len: 100_000_001, head, .. } if of == "int" && head.is_empty()), "{x}");
+    assert_ne!(x, global(&out, "y"));
+    assert!(matches!(global(&out, "z"), Value::Int(s) if s.len() == 4300), "4300 digits are kept");
+    assert!(json_size(&out) < 4300 + 4096, "{}", json_size(&out));
+    // And the program's own conversion raises CPython's ValueError at once.
+    let out = run(&mut w, "s = str(1 << 10**8)");
+    let Terminal::Raised { exc_type, message, .. } = &out.terminal else { panic!("{}", out.terminal) };
+    assert_eq!((exc_type.as_str(), &message[..41]), ("ValueError", "Exceeds the limit (4300 digits) for integ"));
+    still_alive(&mut w);
+}
