@@ -44,6 +44,7 @@ pub mod proxies;
 pub mod render;
 pub mod runtime;
 pub mod sandbox;
+mod sizes;
 pub mod tensors;
 pub mod value;
 pub mod watchdog;

@@ -97,3 +97,56 @@ fn a_huge_int_renders_by_bit_length_and_is_not_converted() {
     assert_eq!((exc_type.as_str(), &message[..41]), ("ValueError", "Exceeds the limit (4300 digits) for integ"));
     still_alive(&mut w);
 }
+
+#[test]
+fn allocations_the_guards_missed_are_memory_errors() {
+    let mut w = Worker::new(Config::default());
+    // Each aborted the worker ("memory allocation of 2147483648 bytes
+    // failed") or built a gigabyte in native code.
+    for attack in [
+        "('a' * 1000).replace('a', 'z' * 10**7)",
+        "(b'a' * 1000).replace(b'a', b'z' * 10**7)",
+        "bytearray(b'a' * 1000).replace(b'a', b'z' * 10**7)",
+        "s = 'x' * (32 << 20)\n''.join([s] * 20000)",
+        "s = 'x' * (32 << 20)\n''.join(x for x in [s] * 20000)",
+        "b''.join([b'q' * 10**7] * 20000)",
+        "bytearray().join([memoryview(b'q' * 10**7)] * 20000)",
+        "'%*d' % (10**9, 1)",
+        "'%-*d' % (-10**9, 1)",
+        "b'%.*d' % (10**9, 1)",
+        "f'{1:>{10**9}}'",
+        "'{:>{w}}'.format(1, w=10**9)",
+        "format(1.5, '>1000000000')",
+        "format('a', '^1000000000')",
+        "format(True, '>1000000000')",
+        "format(1j, '>1000000000')",
+        "(b'x' * (300 << 20)).hex(':')",
+        "('a' * 1000).translate({97: 'b' * 10**7})",
+    ] {
+        let out = run(&mut w, attack);
+        match &out.terminal {
+            Terminal::Raised { exc_type, message, .. } if exc_type == "MemoryError" => {
+                assert!(message.contains("beyond the run's memory limit"), "{attack}: {message}")
+            }
+            other => panic!("{attack}: {other}"),
+        }
+        still_alive(&mut w);
+    }
+    // What fits is untouched.
+    let out = run(
+        &mut w,
+        "print(b''.replace(b'', b'z' * 10**7) == b'z' * 10**7, 'abc'.replace('b', 'xyz'), ','.join(x for x in 'abc'), \
+         '{:>5}|{:.2}|{:5.1f}'.format(1, 'abcdef', 2.25), '%5s|%-4d|%.3f' % ('a', 2, 1.0), '%(k)3s' % {'k': 'q'}, \
+         'ab'.translate({97: 'zz'}), b'ab'.hex(':'), f'{7:>{3}}', '%*d' % (-3, 1), '{:.1000000000}'.format('ab'), '%.1000000000s' % 'ab')",
+    );
+    assert_eq!(
+        out.stdout,
+        "True axyzc a,b,c     1|ab|  2.2     a|2   |1.000   q zzb 61:62   7 1   ab ab\n",
+        "{}",
+        out.terminal
+    );
+    // An int's precision is CPython's error, not a size.
+    let out = run(&mut w, "format(1, '.1000000000')");
+    assert!(matches!(&out.terminal, Terminal::Raised { exc_type, message, .. }
+        if exc_type == "ValueError" && message.contains("Precision not allowed")), "{}", out.terminal);
+}
