@@ -259,3 +259,17 @@ fn long_values_huge_ints_and_long_messages_agree_with_cpython() {
     let message = doc["cpython"]["run"]["outcome"]["terminal"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("…<10002 chars, sha256 "), "{doc}");
 }
+
+/// A long str and a long message holding default reprs: their hashes are of
+/// the text with its addresses named, so CPython's other addresses agree.
+#[test]
+fn addresses_in_long_values_are_named_before_hashing() {
+    let path = program(
+        "long_addresses.py",
+        "class C:\n    pass\nobjs = [C() for _ in range(3)]\ns = 'x' * 5000 + repr(objs) + repr(objs[0])\n\
+         raise ValueError(s)\n",
+    );
+    let (out, doc) = check(&path);
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(doc["cpython"]["verdict"]["verdict"], "agree", "{doc}");
+}

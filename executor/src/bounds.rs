@@ -6,7 +6,8 @@
 //!
 //! - A str, bytes or bytearray longer than [`LONG`] renders as
 //!   [`Value::Long`]: its length, its first [`HEAD`] characters (bytes
-//!   escaped) and the SHA-256 of the whole, so two long values that differ
+//!   escaped) and the SHA-256 of the whole (a str's with its addresses
+//!   named, as the outcome's are), so two long values that differ
 //!   anywhere still compare unequal and equal ones equal, in every mode; so
 //!   does an int of more than [`INT_DIGITS`] decimal digits (by bit length and
 //!   the hash of its magnitude: its decimal form is never computed).
@@ -45,11 +46,14 @@ pub fn sha256(bytes: &[u8]) -> String {
 }
 
 /// `s` itself, or when longer than [`LONG`] characters its head, its length
-/// and its hash: `abc…<5000 chars, sha256 0123…>`.
+/// and its hash: `abc…<5000 chars, sha256 0123…>`. All three are of `s`
+/// with its addresses named ([`crate::addresses::named`]): default reprs in
+/// a long text would otherwise make two runs' hashes differ.
 pub fn text(s: &str) -> Cow<'_, str> {
     match s.char_indices().nth(LONG) {
         None => Cow::Borrowed(s),
         Some(_) => {
+            let s = crate::addresses::named(s);
             let head: String = s.chars().take(HEAD).collect();
             let len = s.chars().count();
             Cow::Owned(format!("{head}…<{len} chars, sha256 {}>", sha256(s.as_bytes())))
@@ -65,10 +69,12 @@ pub fn escaped(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// A str of `len` characters (lossy `s`) as a [`Value::Long`].
-pub fn long_str(s: &str, len: usize) -> Value {
+/// A long str (lossy) as a [`Value::Long`], its addresses named as in [`text`].
+pub fn long_str(s: &str) -> Value {
+    let s = crate::addresses::named(s);
     let head = s.chars().take(HEAD).collect();
-    Value::Long { of: "str".into(), len: len as u64, head, sha256: sha256(s.as_bytes()) }
+    let len = s.chars().count() as u64;
+    Value::Long { of: "str".into(), len, head, sha256: sha256(s.as_bytes()) }
 }
 
 /// Bytes or a bytearray (`of`) as a [`Value::Long`].
@@ -115,6 +121,14 @@ mod tests {
         assert!(ta.starts_with(&"x".repeat(HEAD)) && ta.contains("<4097 chars, sha256 "), "{ta}");
         assert!(ta.len() < 200);
         assert_ne!(ta, tb);
+    }
+
+    #[test]
+    fn addresses_in_a_long_text_are_named_before_hashing() {
+        let at = |a: &str, b: &str| format!("{}<f at 0x{a}> <g at 0x{b}>", "x".repeat(LONG));
+        assert_eq!(text(&at("7f0000001111", "7f0000002222")), text(&at("5500000033", "5500000044")));
+        assert_ne!(text(&at("7f0000001111", "7f0000001111")), text(&at("5500000033", "5500000044")));
+        assert_eq!(long_str(&at("7f0000001111", "7f0000002222")), long_str(&at("5500000033", "5500000044")));
     }
 
     #[test]

@@ -121,7 +121,7 @@ impl<'vm> Renderer<'vm> {
         }
         if let Some(s) = obj.downcast_ref::<PyStr>() {
             return Some(self.once(obj, |_| match s.char_len() {
-                len if len > LONG => bounds::long_str(&s.to_string_lossy(), len),
+                len if len > LONG => bounds::long_str(&s.to_string_lossy()),
                 _ => Value::Str(s.to_string_lossy().into_owned()),
             }));
         }

@@ -24,6 +24,7 @@ import builtins
 import hashlib
 import json
 import linecache
+import re
 import struct
 import sys
 import time
@@ -84,10 +85,28 @@ def sha256(data):
     return hashlib.sha256(data).hexdigest()[:32]
 
 
+ADDRESS = re.compile(r" at 0x([0-9a-fA-F]{6,})")
+
+
+def named(s):
+    """addresses.rs's named: the addresses of `s` named by their order in it."""
+    seen = []
+
+    def name(m):
+        address = m.group(1).lower()
+        if address not in seen:
+            seen.append(address)
+        return f" at 0x@{seen.index(address) + 1}"
+
+    return ADDRESS.sub(name, s) if " at 0x" in s else s
+
+
 def text(s):
-    """bounds.rs's text: `s`, or past LONG characters its head, length and hash."""
+    """bounds.rs's text: `s`, or past LONG characters its head, length and
+    hash, of `s` with its addresses named."""
     if len(s) <= LONG:
         return s
+    s = named(s)
     return f"{s[:HEAD]}…<{len(s)} chars, sha256 {sha256(s.encode('utf-8'))}>"
 
 
@@ -204,6 +223,7 @@ class Renderer:
         s = lossy(str.__str__(obj))
         if len(s) <= LONG:
             return {"kind": "str", "v": s}
+        s = named(s)
         return long_value("str", len(s), s[:HEAD], sha256(s.encode("utf-8")))
 
     @staticmethod
