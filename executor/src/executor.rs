@@ -12,7 +12,8 @@
 //! restore leaves the shared state other than built (`Outcome::leaks`,
 //! `Config::leak_check`). Addresses in the
 //! outcome are then named ([`crate::addresses`]); its texts (exception type and
-//! message, the traceback's names) are bounded ([`crate::bounds::text`]).
+//! message, the traceback's names, a crash's message) are bounded
+//! ([`crate::bounds::text`]).
 
 use crate::alloc::Budget;
 use crate::code_cache::CodeCache;
@@ -156,7 +157,7 @@ impl Executor {
             Err(payload) => {
                 let terminal = match payload.downcast_ref::<LimitPanic>() {
                     Some(LimitPanic(limit)) => Terminal::Diverged { limit: *limit },
-                    None => Terminal::Crashed { message: panics::last_message(&*payload) },
+                    None => Terminal::Crashed { message: crate::bounds::text(&panics::last_message(&*payload)).into_owned() },
                 };
                 self.replace_interpreter();
                 (terminal, Vec::new(), Vec::new())

@@ -150,3 +150,12 @@ fn allocations_the_guards_missed_are_memory_errors() {
     assert!(matches!(&out.terminal, Terminal::Raised { exc_type, message, .. }
         if exc_type == "ValueError" && message.contains("Precision not allowed")), "{}", out.terminal);
 }
+
+#[test]
+fn a_crash_with_a_huge_message_is_abbreviated() {
+    let mut w = Worker::new(Config { debug_panic: true, ..Config::default() });
+    let out = run(&mut w, "__stagecheck_panic__('p' * 10**7)");
+    let Terminal::Crashed { message } = &out.terminal else { panic!("{}", out.terminal) };
+    assert!(message.len() < 300 && message.contains(" chars, sha256 "), "{}", &message[..message.len().min(300)]);
+    still_alive(&mut w);
+}
