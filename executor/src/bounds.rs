@@ -103,9 +103,18 @@ pub fn cost(value: &Value, depth: usize) -> usize {
         Value::Module { name } => name.len(),
         Value::Opaque { type_name } => type_name.len(),
         Value::Instance { class, attrs, .. } => class.len() + attrs.iter().map(|(k, _)| k.len()).sum::<usize>(),
+        Value::Tensor { dtype, values, .. } => dtype.len() + 8 * elements(values),
         _ => 0,
     };
     16 + 2 * depth + own
+}
+
+/// The elements of a rendered tensor's values (nested lists).
+fn elements(values: &Value) -> usize {
+    match values {
+        Value::List(items) => items.iter().map(elements).sum(),
+        _ => 1,
+    }
 }
 
 #[cfg(test)]

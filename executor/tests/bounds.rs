@@ -159,3 +159,18 @@ fn a_crash_with_a_huge_message_is_abbreviated() {
     assert!(message.len() < 300 && message.contains(" chars, sha256 "), "{}", &message[..message.len().min(300)]);
     still_alive(&mut w);
 }
+
+#[test]
+fn a_big_tensor_renders_its_first_elements() {
+    let mut w = Worker::new(Config::default());
+    let out = run(&mut w, "import stagecheck as sc\nx = sc.range(2000000)\ny = sc.zeros([2, 3])");
+    assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
+    let Value::Tensor { shape, values, .. } = global(&out, "x") else { panic!("{:?}", out.globals) };
+    assert_eq!(shape, &[2_000_000]);
+    let Value::List(items) = &**values else { panic!("{values}") };
+    assert_eq!((items.len(), &items[4095], items.last()), (4097, &Value::Int("4095".into()), Some(&Value::Truncated)));
+    assert!(json_size(&out) < 2 * MB, "{}", json_size(&out));
+    // A small one is whole, nested as its shape.
+    let Value::Tensor { values, .. } = global(&out, "y") else { panic!() };
+    assert!(matches!(&**values, Value::List(rows) if rows.len() == 2 && !rows.contains(&Value::Truncated)), "{values}");
+}

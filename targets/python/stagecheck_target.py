@@ -150,9 +150,16 @@ def cost(value, depth):
         own = size(v["type_name"])
     elif kind == "instance":
         own = size(v["class"]) + sum(size(k) for k, _ in v["attrs"])
+    elif kind == "tensor":
+        own = size(v["dtype"]) + 8 * elements(v["values"])
     else:
         own = 0
     return 16 + 2 * depth + own
+
+
+def elements(values):
+    """The elements of a rendered tensor's values (nested lists)."""
+    return sum(elements(x) for x in values["v"]) if values["kind"] == "list" else 1
 
 
 def str_of(obj):
