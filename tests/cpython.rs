@@ -235,3 +235,41 @@ fn the_cpython_oracle_runs_confined() {
     assert!(!std::path::Path::new(&format!("{}.w", marker.display())).exists());
     let _ = std::fs::remove_file(&secret);
 }
+
+/// Long values, names and messages are abbreviated (executor/src/bounds.rs)
+/// on both sides character for character, huge ints rendered by bit length
+/// and refused in decimal alike (the wrapper keeps CPython's 4300-digit
+/// limit, as the VM has it), and a rendering budget spent inside a list cut
+/// at the same element: the oracle agrees. A difference in the abbreviated
+/// forms, or a side converting where the other raises, would be a finding.
+#[test]
+fn long_values_huge_ints_and_long_messages_agree_with_cpython() {
+    let path = program(
+        "long.py",
+        "class C:\n    pass\ns = 'é' * 5000\nt = 'x' * 4999 + '\\ud800'\nb = b'\\x00\\\\ab' * 2000\n\
+         ba = bytearray(b'q' * 5000)\nn = -(1 << 20000)\nm = 10 ** 4299\nr = range(1 << 15000)\nc = C()\n\
+         setattr(c, 'a' * 5000, 1)\ng = [s] * 3 + [list(range(30000))]\n\
+         try:\n    str(1 << 20000)\nexcept ValueError as e:\n    err = str(e)\n\
+         try:\n    '%d' % (10 ** 4300)\nexcept ValueError as e:\n    err2 = str(e)\n\
+         h = f'{1 << 14000:x}'[:10]\nraise KeyError('k' * 10000)\n",
+    );
+    let (out, doc) = check(&path);
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(doc["cpython"]["verdict"]["verdict"], "agree", "{doc}");
+    let message = doc["cpython"]["run"]["outcome"]["terminal"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("…<10002 chars, sha256 "), "{doc}");
+}
+
+/// A long str and a long message holding default reprs: their hashes are of
+/// the text with its addresses named, so CPython's other addresses agree.
+#[test]
+fn addresses_in_long_values_are_named_before_hashing() {
+    let path = program(
+        "long_addresses.py",
+        "class C:\n    pass\nobjs = [C() for _ in range(3)]\ns = 'x' * 5000 + repr(objs) + repr(objs[0])\n\
+         raise ValueError(s)\n",
+    );
+    let (out, doc) = check(&path);
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(doc["cpython"]["verdict"]["verdict"], "agree", "{doc}");
+}

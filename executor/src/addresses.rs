@@ -50,6 +50,18 @@ fn rewrite_value(value: &mut Value, seen: &mut Vec<String>) {
     }
 }
 
+/// `text` with its own addresses named, by their order in it alone: what a
+/// long text's abbreviation is made of ([`crate::bounds`]), which the
+/// outcome's naming cannot reach into.
+pub fn named(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(MARK) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut owned = text.to_string();
+    rewrite(&mut owned, &mut Vec::new());
+    std::borrow::Cow::Owned(owned)
+}
+
 /// Rewrites the addresses of `text` in place (no allocation without one).
 pub fn rewrite(text: &mut String, seen: &mut Vec<String>) {
     if !text.contains(MARK) {

@@ -11,7 +11,9 @@
 //! interpreter is replaced, its state no longer trusted; so it is when the
 //! restore leaves the shared state other than built (`Outcome::leaks`,
 //! `Config::leak_check`). Addresses in the
-//! outcome are then named ([`crate::addresses`]).
+//! outcome are then named ([`crate::addresses`]); its texts (exception type and
+//! message, the traceback's names, a crash's message) are bounded
+//! ([`crate::bounds::text`]).
 
 use crate::alloc::Budget;
 use crate::code_cache::CodeCache;
@@ -155,7 +157,7 @@ impl Executor {
             Err(payload) => {
                 let terminal = match payload.downcast_ref::<LimitPanic>() {
                     Some(LimitPanic(limit)) => Terminal::Diverged { limit: *limit },
-                    None => Terminal::Crashed { message: panics::last_message(&*payload) },
+                    None => Terminal::Crashed { message: crate::bounds::text(&panics::last_message(&*payload)).into_owned() },
                 };
                 self.replace_interpreter();
                 (terminal, Vec::new(), Vec::new())
@@ -200,16 +202,17 @@ impl Executor {
 
 /// The terminal state of a run that raised.
 fn raised(vm: &VirtualMachine, exc: &PyBaseExceptionRef, path: &str) -> Terminal {
-    let exc_type = exc.class().name().to_string();
-    let message = exc.as_object().str(vm).map(|s| s.to_string_lossy().into_owned());
+    let text = |s: &str| crate::bounds::text(s).into_owned();
+    let exc_type = text(&exc.class().name());
+    let message = exc.as_object().str(vm).map(|s| text(&s.to_string_lossy()));
     let mut traceback = Vec::new();
     let mut tb = exc.__traceback__();
     while let Some(t) = tb {
         let code = &t.frame.code;
         traceback.push(Frame {
-            file: code.source_path().to_string(),
+            file: text(code.source_path().as_str()),
             line: t.lineno.get() as u32,
-            function: code.obj_name.to_string(),
+            function: text(code.obj_name.as_str()),
         });
         tb = t.next.lock().clone();
     }

@@ -17,12 +17,19 @@
 //! bytes and bytearray (their entries in the type's dict wrapped by a method
 //! that checks the size, then calls the original). [`install`] runs before
 //! every run: the slots were seen back at their originals after an
-//! interpreter was dropped. (Format widths need no guard: RustPython caps
-//! them or raises.)
+//! interpreter was dropped.
+//!
+//! So are, since issue 34 (the same aborts, or a 1 GB string built in
+//! native code the watchdog cannot stop), `replace`, `join` (its iterable
+//! made a list first, as CPython's `PySequence_Fast` does, so that its items
+//! can be summed), `hex`, `str.translate` and `__format__` of str, bytes,
+//! bytearray, int, bool, float and complex, and the `%` slot of str, bytes
+//! and bytearray: their sizes are [`crate::sizes`]'.
 
 use crate::alloc::Budget;
+use crate::sizes;
 use rustpython_vm::{
-    builtins::{PyByteArray, PyBytes, PyInt, PyList, PyStr, PyTuple, PyType, PyTypeRef},
+    builtins::{PyByteArray, PyBytes, PyComplex, PyFloat, PyInt, PyList, PyStr, PyTuple, PyType, PyTypeRef},
     function::{FuncArgs, PyMethodFlags},
     protocol::{PyNumberBinaryFunc, PyNumberTernaryFunc, PySequence},
     Py, PyObject, PyObjectRef, PyResult, VirtualMachine,
@@ -211,6 +218,12 @@ fn method_size(name: &str, args: &FuncArgs, vm: &VirtualMachine) -> Option<u128>
             Some(len.saturating_mul(tabsize))
         }
         "to_bytes" => count_of(argument(args, 1, "length")?),
+        "replace" => sizes::replaced(a?, b?, args.args.get(2)?, argument(args, 3, "count")),
+        "join" => sizes::joined(a?, &b?.downcast_ref::<PyList>()?.borrow_vec(), vm),
+        "translate" => sizes::translated(a?, b?, vm),
+        "hex" => sizes::hexed(a?, argument(args, 1, "sep"), vm),
+        "__mod__" => sizes::cformatted(a?, b?),
+        "__format__" => sizes::spec_size(b?, a?.downcast_ref::<PyFloat>().is_some() || a?.downcast_ref::<PyComplex>().is_some()),
         _ => None,
     }
 }
@@ -237,7 +250,38 @@ const METHODS: &[(fn(&VirtualMachine) -> &'static Py<PyType>, &str)] = &[
     (|vm| vm.ctx.types.int_type, "__rlshift__"),
     (|vm| vm.ctx.types.int_type, "__pow__"),
     (|vm| vm.ctx.types.int_type, "__rpow__"),
+    (|vm| vm.ctx.types.str_type, "replace"),
+    (|vm| vm.ctx.types.bytes_type, "replace"),
+    (|vm| vm.ctx.types.bytearray_type, "replace"),
+    (|vm| vm.ctx.types.str_type, "join"),
+    (|vm| vm.ctx.types.bytes_type, "join"),
+    (|vm| vm.ctx.types.bytearray_type, "join"),
+    (|vm| vm.ctx.types.str_type, "translate"),
+    (|vm| vm.ctx.types.bytes_type, "hex"),
+    (|vm| vm.ctx.types.bytearray_type, "hex"),
+    (|vm| vm.ctx.types.str_type, "__mod__"),
+    (|vm| vm.ctx.types.bytes_type, "__mod__"),
+    (|vm| vm.ctx.types.bytearray_type, "__mod__"),
+    (|vm| vm.ctx.types.str_type, "__format__"),
+    (|vm| vm.ctx.types.int_type, "__format__"),
+    (|vm| vm.ctx.types.bool_type, "__format__"),
+    (|vm| vm.ctx.types.float_type, "__format__"),
+    (|vm| vm.ctx.types.complex_type, "__format__"),
 ];
+
+/// `join`'s iterable as a list (the program's iterator runs here, once, as
+/// the original's would): what [`method_size`] sums.
+fn listed(name: &str, mut args: FuncArgs, vm: &VirtualMachine) -> PyResult<FuncArgs> {
+    if name == "join" {
+        if let Some(items) = args.args.get(1).filter(|x| x.downcast_ref::<PyList>().is_none()) {
+            if items.get_iter(vm).is_ok() {
+                let list: Vec<PyObjectRef> = items.try_to_value(vm)?;
+                args.args[1] = vm.ctx.new_list(list).into();
+            }
+        }
+    }
+    Ok(args)
+}
 
 thread_local! {
     /// Per entry of [`METHODS`]: the original method and its wrapper, leaked
@@ -267,6 +311,7 @@ fn wrap_methods(vm: &VirtualMachine) {
                     let original = ty.attributes.read().get(vm.ctx.intern_str(*name)).cloned()?;
                     let name: &'static str = name;
                     let wrapper = move |args: FuncArgs, vm: &VirtualMachine| -> PyResult {
+                        let args = listed(name, args, vm)?;
                         check_size(name, method_size(name, &args, vm), vm)?;
                         let original = WRAPPED.with(|w| w.get().and_then(|w| w.get(i).map(|p| p.0)));
                         // SAFETY: leaked below, never freed.
@@ -315,6 +360,13 @@ macro_rules! guard_type {
     }};
 }
 
+macro_rules! guard_format_slot {
+    ($ty:expr) => {{
+        let ty: &Py<PyType> = $ty;
+        for_binary!(ty, remainder, |a, b, _vm| sizes::cformatted(a, b), "a %-format");
+    }};
+}
+
 /// Installs the guards where they are missing. RustPython's static types are
 /// shared by every interpreter of the process, and the slots were seen reset
 /// to their originals once an interpreter had been dropped, so the executor
@@ -326,6 +378,9 @@ pub fn install(vm: &VirtualMachine) {
     guard_type!(t.str_type);
     guard_type!(t.bytes_type);
     guard_type!(t.bytearray_type);
+    guard_format_slot!(t.str_type);
+    guard_format_slot!(t.bytes_type);
+    guard_format_slot!(t.bytearray_type);
     guard_int_slots!(t.int_type);
     guard_int_slots!(t.bool_type);
     guard_constructors(vm);

@@ -26,6 +26,7 @@
 
 pub mod addresses;
 pub mod alloc;
+pub mod bounds;
 pub mod bytecode;
 mod capture;
 mod code_cache;
@@ -44,6 +45,7 @@ pub mod proxies;
 pub mod render;
 pub mod runtime;
 pub mod sandbox;
+mod sizes;
 pub mod tensors;
 pub mod value;
 pub mod watchdog;

@@ -5,6 +5,8 @@
 //! same bits), containers element-wise, sets in a canonical order, functions
 //! and classes by qualified name, instances by class and attributes. Nothing
 //! that depends on addresses (ids, default reprs) ever enters a `Value`.
+//! Long strs, bytes and ints enter abbreviated, by length and hash
+//! ([`crate::bounds`]), so that a `Value` is bounded in bytes.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -54,6 +56,11 @@ pub enum Value {
     /// An `sc.Tensor`: dtype, shape and elements (nested lists of `Bool`,
     /// `Int` or `Float` bits: float32 elements widened exactly).
     Tensor { dtype: String, shape: Vec<usize>, values: Box<Value> },
+    /// A str, bytes, bytearray (`of`) or int too long to render whole
+    /// ([`crate::bounds`]): its length (characters, bytes; an int's bit
+    /// length), its head (first characters, bytes escaped; an int's sign)
+    /// and the SHA-256 of all of it, so that long values compare as wholes.
+    Long { of: String, len: u64, head: String, sha256: String },
 }
 
 /// Python's `repr` of a float, which round-trips and is what users read.
@@ -141,6 +148,11 @@ impl fmt::Display for Value {
             Value::Truncated => f.write_str("..."),
             Value::Opaque { type_name } => write!(f, "<{type_name} object>"),
             Value::Tensor { dtype, shape, values } => write!(f, "sc.Tensor({values}, dtype={dtype}, shape={shape:?})"),
+            Value::Long { of, len, head, sha256 } if of == "int" => write!(f, "<{head}int of {len} bits, sha256 {sha256}>"),
+            Value::Long { of, len, head, sha256 } => {
+                let unit = if of == "str" { "chars" } else { "bytes" };
+                write!(f, "<{of} of {len} {unit}, {head:?}…, sha256 {sha256}>")
+            }
         }
     }
 }

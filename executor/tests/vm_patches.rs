@@ -167,3 +167,26 @@ print(round(2.675, 2), round(0.5000000000000001), round(-0.001, 2), round(0.125,
         "2.67 1 -0.0 0.12 -2 1230.0 [\"'tuple' object does not support item assignment\", \"'tuple' object doesn't support item deletion\"]\n"
     );
 }
+
+/// An int of more than 4300 decimal digits converts to hex but not to
+/// decimal (`str`, `repr`, `print`, `%d`, `{}`, `{:,}`), with CPython's
+/// ValueError and before any conversion: the published crate spent the run's
+/// whole time limit in native code on `str(1 << 10**8)`. Expected: CPython
+/// 3.11's output.
+#[test]
+fn decimal_conversions_of_huge_ints_are_limited_as_in_cpython() {
+    let src = r#"
+out = []
+for e in ['str(10**4300)', 'repr(-10**4299)', '"%d" % 10**4300', 'f"{10**4300}"', 'f"{10**4300:,}"',
+          'format(10**4300, "x")', 'format(10**4300, "q")', 'str(1 << 10**8)', 'b"%i" % 10**4300']:
+    try:
+        r = eval(e)
+        out.append(len(r))
+    except ValueError as x:
+        out.append(str(x)[:40])
+print(out)
+"#;
+    let limit = "'Exceeds the limit (4300 digits) for inte'";
+    let unknown = "\"Unknown format code 'q' for object of ty\"";
+    assert_eq!(stdout(src), format!("[{limit}, 4301, {limit}, {limit}, {limit}, 3572, {unknown}, {limit}, {limit}]\n"));
+}

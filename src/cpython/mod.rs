@@ -29,7 +29,8 @@
 //! (`stats.cpython`), and reduced with this comparison as the predicate
 //! (`fuzz::cpython::reduce_saved`). Identical on both sides, so no rule: dict order, set contents,
 //! int/float/tuple hashes, free-variable NameError messages. The wrapper
-//! also lifts CPython's int-to-str digit limit (RustPython has none) and
+//! keeps CPython's int-to-str digit limit (4300, as the patched VM has it:
+//! its PATCHES.md; before, the wrapper lifted it, the VM having none) and
 //! counts its recursion limit of 1000 frames from the module's.
 //!
 //! Differences found this way and fixed in the vendored VM (its

@@ -12,15 +12,20 @@ process). stagecheck passes this file and the worker's file, joined, to
 What it mirrors of stagecheck's sandbox (executor/src/sandbox.rs): the same
 builtins removed, the same allow-listed importer and its messages, stdout and
 stderr into one capped buffer, the globals the program bound rendered like
-executor/src/render.rs (payloads read directly, no user __repr__ run). It is
+executor/src/render.rs (payloads read directly, no user __repr__ run), and
+bounded as executor/src/bounds.rs bounds them (long values, names and
+exception messages abbreviated by length and SHA-256, the same characters on
+both sides so the oracle compares them; a budget of units). It is
 no sandbox: a program can reach the real importer through any function's
 __globals__. stagecheck confines the process instead (the jail, src/jail/).
 """
 
 import builtins
+import hashlib
 import json
 import linecache
 import os
+import re
 import struct
 import sys
 import time
@@ -30,6 +35,11 @@ ALLOWED = ("math",)
 REMOVED = ("open", "input", "breakpoint", "help", "exit", "quit", "copyright", "credits", "license")
 MAX_DEPTH = 48
 MAX_NODES = 200_000
+MAX_UNITS = 256 << 10
+LONG = 4096
+HEAD = 64
+INT_DIGITS = 4300
+INT_BITS = 14_400
 HEAPTYPE = 1 << 9
 QUALNAME = type.__dict__["__qualname__"]
 
@@ -72,8 +82,94 @@ class Capture:
         return False
 
 
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+ADDRESS = re.compile(r" at 0x([0-9a-fA-F]{6,})(?=>)")
+
+
+def named(s):
+    """addresses.rs's named: the addresses of `s`'s default reprs (inside a
+    `<` opened on the same line) named by their order in it."""
+    seen = []
+
+    def name(m):
+        before = s[: m.start()]
+        cut = max(before.rfind("<"), before.rfind(">"), before.rfind("\n"))
+        if cut < 0 or before[cut] != "<":
+            return m.group(0)
+        address = m.group(1).lower()
+        if address not in seen:
+            seen.append(address)
+        return f" at 0x@{seen.index(address) + 1}"
+
+    return ADDRESS.sub(name, s) if " at 0x" in s else s
+
+
+def text(s):
+    """bounds.rs's text: `s`, or past LONG characters its head, length and
+    hash, of `s` with its addresses named."""
+    if len(s) <= LONG:
+        return s
+    s = named(s)
+    return f"{s[:HEAD]}…<{len(s)} chars, sha256 {sha256(s.encode('utf-8'))}>"
+
+
+def escaped(data):
+    return "".join(chr(b) if 32 <= b < 127 and b != 92 else f"\\x{b:02x}" for b in data)
+
+
+def long_value(of, length, head, digest):
+    return {"kind": "long", "v": {"of": of, "len": length, "head": head, "sha256": digest}}
+
+
+def int_value(n):
+    """render.rs's int_value: decimal, or by bit length and hash past INT_DIGITS digits."""
+    bits = int.bit_length(n)
+    if bits <= INT_BITS:
+        try:
+            s = int.__repr__(n)
+        except ValueError:  # CPython's own digit limit
+            s = None
+        if s is not None and len(s.lstrip("-")) <= INT_DIGITS:
+            return {"kind": "int", "v": s}
+    magnitude = int.__abs__(n)
+    return long_value("int", bits, "-" if n < 0 else "", sha256(magnitude.to_bytes((bits + 7) // 8, "little")))
+
+
+def cost(value, depth):
+    """bounds.rs's cost: 16 a node, 2 a level of depth, 1 a byte of its own text."""
+    kind, v = value["kind"], value.get("v")
+    size = lambda x: len(x.encode("utf-8"))
+    if kind in ("int", "str"):
+        own = size(v)
+    elif kind in ("bytes", "byte_array"):
+        own = len(v)
+    elif kind == "long":
+        own = size(v["of"]) + size(v["head"]) + size(v["sha256"]) + 20
+    elif kind in ("function", "class"):
+        own = size(v["qualname"])
+    elif kind == "module":
+        own = size(v["name"])
+    elif kind == "opaque":
+        own = size(v["type_name"])
+    elif kind == "instance":
+        own = size(v["class"]) + sum(size(k) for k, _ in v["attrs"])
+    elif kind == "tensor":
+        own = size(v["dtype"]) + 8 * elements(v["values"])
+    else:
+        own = 0
+    return 16 + 2 * depth + own
+
+
+def elements(values):
+    """The elements of a rendered tensor's values (nested lists)."""
+    return sum(elements(x) for x in values["v"]) if values["kind"] == "list" else 1
+
+
 def str_of(obj):
-    return lossy(str.__str__(obj)) if isinstance(obj, str) else f"<{type(obj).__name__}>"
+    return text(lossy(str.__str__(obj)) if isinstance(obj, str) else f"<{type(obj).__name__}>")
 
 
 class Renderer:
@@ -85,12 +181,14 @@ class Renderer:
     def __init__(self, alias=None, custom=None):
         self.path = []
         self.nodes_left = MAX_NODES
+        self.units_left = MAX_UNITS
+        self.long = {}  # id -> (obj, value): long values rendered once
         self.alias = alias or {}
         self.custom = custom
 
     def render(self, obj):
         obj = self.alias.get(id(obj), obj)
-        if self.nodes_left == 0 or len(self.path) >= MAX_DEPTH:
+        if self.spent() or len(self.path) >= MAX_DEPTH:
             return {"kind": "truncated"}
         self.nodes_left -= 1
         if id(obj) in self.path:
@@ -98,9 +196,54 @@ class Renderer:
             return {"kind": "cycle", "v": len(self.path) - pos}
         self.path.append(id(obj))
         try:
-            return self.render_new(obj)
+            value = self.render_new(obj)
         finally:
             self.path.pop()
+        self.units_left = max(self.units_left - cost(value, len(self.path)), 0)
+        return value
+
+    def spent(self):
+        return self.nodes_left == 0 or self.units_left == 0
+
+    def render_all(self, objs):
+        values = []
+        for x in objs:
+            if self.spent():
+                values.append({"kind": "truncated"})
+                break
+            values.append(self.render(x))
+        return values
+
+    def render_pairs(self, items, key):
+        pairs = []
+        for k, v in items:
+            if self.spent():
+                pairs.append([{"kind": "truncated"}, {"kind": "truncated"}])
+                break
+            k = key(k)
+            pairs.append([k, self.render(v)])
+        return pairs
+
+    def once(self, obj, render):
+        if id(obj) in self.long:
+            return self.long[id(obj)][1]
+        value = render()
+        if value["kind"] == "long":
+            self.long[id(obj)] = (obj, value)
+        return value
+
+    def long_str(self, obj):
+        s = lossy(str.__str__(obj))
+        if len(s) <= LONG:
+            return {"kind": "str", "v": s}
+        s = named(s)
+        return long_value("str", len(s), s[:HEAD], sha256(s.encode("utf-8")))
+
+    @staticmethod
+    def long_bytes(of, data):
+        if len(data) <= LONG:
+            return {"kind": of, "v": list(data)}
+        return long_value("bytes" if of == "bytes" else "bytearray", len(data), escaped(data[:HEAD]), sha256(data))
 
     def render_new(self, obj):
         if obj is None:
@@ -125,38 +268,40 @@ class Renderer:
             d = object.__getattribute__(obj, "__dict__")
         except Exception:
             d = None
-        attrs = [[str_of(k), self.render(v)] for k, v in list(dict.items(d))] if isinstance(d, dict) else []
+        pairs = self.render_pairs(list(dict.items(d)), lambda k: str_of(k)) if isinstance(d, dict) else []
+        attrs = [[k if isinstance(k, str) else "...", v] for k, v in pairs]
         attrs.sort(key=lambda a: a[0])
         return {"kind": "instance", "v": {"class": str_of(QUALNAME.__get__(cls)), "attrs": attrs, "base": builtin}}
 
     def payload(self, obj, cls):
         """The builtin value an object carries (render.rs's builtin_payload, same order)."""
         if issubclass(cls, int):
-            return {"kind": "int", "v": int.__repr__(obj)}
+            return self.once(obj, lambda: int_value(obj))
         if issubclass(cls, float):
             return {"kind": "float", "v": struct.unpack("<Q", struct.pack("<d", float.__float__(obj)))[0]}
         if issubclass(cls, complex):
             bits = lambda x: struct.unpack("<Q", struct.pack("<d", x))[0]
             return {"kind": "complex", "v": [bits(complex.real.__get__(obj)), bits(complex.imag.__get__(obj))]}
         if issubclass(cls, str):
-            return {"kind": "str", "v": lossy(str.__str__(obj))}
+            return self.once(obj, lambda: self.long_str(obj))
         if issubclass(cls, bytes):
-            return {"kind": "bytes", "v": list(memoryview(obj))}
+            return self.once(obj, lambda: self.long_bytes("bytes", memoryview(obj)))
         if issubclass(cls, bytearray):
-            return {"kind": "byte_array", "v": list(memoryview(obj))}
+            return self.once(obj, lambda: self.long_bytes("byte_array", memoryview(obj)))
         if issubclass(cls, list):
-            return {"kind": "list", "v": [self.render(x) for x in list.copy(obj)]}
+            return {"kind": "list", "v": self.render_all(list.copy(obj))}
         if issubclass(cls, tuple):
-            return {"kind": "tuple", "v": [self.render(x) for x in tuple.__getitem__(obj, slice(None))]}
+            return {"kind": "tuple", "v": self.render_all(tuple.__getitem__(obj, slice(None)))}
         if issubclass(cls, dict):
-            return {"kind": "dict", "v": [[self.render(k), self.render(v)] for k, v in list(dict.items(obj))]}
-        # Set elements in any order: the Rust side sorts them as render.rs does.
+            return {"kind": "dict", "v": self.render_pairs(list(dict.items(obj)), self.render)}
+        # Set elements in any order: the Rust side sorts them as render.rs
+        # does (what a spent budget cuts may differ: iteration orders do).
         if issubclass(cls, set):
-            return {"kind": "set", "v": [self.render(x) for x in list(set.__iter__(obj))]}
+            return {"kind": "set", "v": self.render_all(list(set.__iter__(obj)))}
         if issubclass(cls, frozenset):
-            return {"kind": "frozen_set", "v": [self.render(x) for x in list(frozenset.__iter__(obj))]}
+            return {"kind": "frozen_set", "v": self.render_all(list(frozenset.__iter__(obj)))}
         if cls is range:
-            return {"kind": "range", "v": [{"kind": "int", "v": repr(x)} for x in (obj.start, obj.stop, obj.step)]}
+            return {"kind": "range", "v": [int_value(x) for x in (obj.start, obj.stop, obj.step)]}
         return None
 
 
@@ -164,7 +309,7 @@ def raised(exc, path):
     """An exception as the executor's `Terminal::Raised`; `line` is the
     innermost frame of the program's own file."""
     try:
-        message = lossy(str(exc))
+        message = text(lossy(str(exc)))
     except BaseException:
         message = "<unprintable message>"
     frames = []
@@ -172,10 +317,12 @@ def raised(exc, path):
     while tb is not None:
         code = tb.tb_frame.f_code
         if code.co_filename != "<string>":  # the kit's and the worker's own frames (-c)
-            frames.append({"file": code.co_filename, "line": tb.tb_lineno, "function": code.co_name})
+            frames.append({"file": text(code.co_filename), "line": tb.tb_lineno, "function": text(code.co_name)})
         tb = tb.tb_next
+    if len(frames) > 64:  # executor.rs's: the outermost and innermost 32
+        frames = frames[:32] + frames[-32:]
     line = next((f["line"] for f in reversed(frames) if f["file"] == path), None)
-    return {"state": "raised", "exc_type": type(exc).__name__, "message": message, "line": line, "traceback": frames}
+    return {"state": "raised", "exc_type": text(type(exc).__name__), "message": message, "line": line, "traceback": frames}
 
 
 def compile_program(source, path):

@@ -363,10 +363,35 @@ pub fn render(obj: &PyObject, vm: &VirtualMachine) -> Option<crate::Value> {
         trace::Input::Eager(t) => Value::Tensor {
             dtype: t.dtype().name().to_string(),
             shape: t.shape().to_vec(),
-            values: Box::new(element_values(&t.to_value())),
+            values: Box::new(match t.len() {
+                n if n <= MAX_ELEMENTS_RENDERED => element_values(&t.to_value()),
+                _ => first_elements(t),
+            }),
         },
         trace::Input::Symbolic(s) => Value::Opaque { type_name: format!("symbolic tensor {} {:?}", s.dtype, s.shape) },
     })
+}
+
+/// Elements of a tensor rendered whole, nested as its shape; of a bigger
+/// one, the first ones flat in row-major order, then `Truncated` (a
+/// rendered value is bounded in bytes, [`crate::bounds`]: a 10**7-element
+/// tensor was 10**7 values, hundreds of MB of JSON). What is cut is not
+/// compared.
+pub const MAX_ELEMENTS_RENDERED: usize = 4096;
+
+fn first_elements(t: &stagecheck_graph::Tensor) -> crate::Value {
+    use stagecheck_graph::{Data, Scalar};
+    const N: usize = MAX_ELEMENTS_RENDERED;
+    let scalars: Vec<Scalar> = match t.data() {
+        Data::Bool(a) => a.iter().take(N).map(|&v| Scalar::Bool(v)).collect(),
+        Data::I32(a) => a.iter().take(N).map(|&v| Scalar::I32(v)).collect(),
+        Data::I64(a) => a.iter().take(N).map(|&v| Scalar::I64(v)).collect(),
+        Data::F32(a) => a.iter().take(N).map(|&v| Scalar::F32(v)).collect(),
+        Data::F64(a) => a.iter().take(N).map(|&v| Scalar::F64(v)).collect(),
+    };
+    let mut values: Vec<crate::Value> = scalars.into_iter().map(|s| element_values(&s.to_value())).collect();
+    values.push(crate::Value::Truncated);
+    crate::Value::List(values)
 }
 
 fn element_values(v: &stagecheck_graph::Value) -> crate::Value {

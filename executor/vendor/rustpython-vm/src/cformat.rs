@@ -18,6 +18,13 @@ use crate::{
 use itertools::Itertools;
 use num_traits::cast::ToPrimitive;
 
+/// stagecheck patch: `%d`, `%i`, `%u` of an int under the digit limit
+/// (`crate::builtins::int::check_str_digits`).
+fn checked<'a>(i: &'a PyInt, vm: &VirtualMachine) -> PyResult<&'a malachite_bigint::BigInt> {
+    crate::builtins::int::check_str_digits(i.as_bigint(), vm)?;
+    Ok(i.as_bigint())
+}
+
 fn spec_format_bytes(
     vm: &VirtualMachine,
     spec: &CFormatSpec,
@@ -54,7 +61,7 @@ fn spec_format_bytes(
             CNumberType::DecimalD | CNumberType::DecimalI | CNumberType::DecimalU => {
                 match_class!(match &obj {
                     ref i @ PyInt => {
-                        Ok(spec.format_number(i.as_bigint()).into_bytes())
+                        Ok(spec.format_number(checked(i, vm)?).into_bytes())
                     }
                     ref f @ PyFloat => {
                         Ok(spec
@@ -65,7 +72,7 @@ fn spec_format_bytes(
                         if let Some(method) = vm.get_method(obj.clone(), identifier!(vm, __int__)) {
                             let result = method?.call((), vm)?;
                             if let Some(i) = result.downcast_ref::<PyInt>() {
-                                return Ok(spec.format_number(i.as_bigint()).into_bytes());
+                                return Ok(spec.format_number(checked(i, vm)?).into_bytes());
                             }
                         }
                         Err(vm.new_type_error(format!(
@@ -149,7 +156,7 @@ fn spec_format_string(
             CNumberType::DecimalD | CNumberType::DecimalI | CNumberType::DecimalU => {
                 match_class!(match &obj {
                     ref i @ PyInt => {
-                        Ok(spec.format_number(i.as_bigint()).into())
+                        Ok(spec.format_number(checked(i, vm)?).into())
                     }
                     ref f @ PyFloat => {
                         Ok(spec
@@ -160,7 +167,7 @@ fn spec_format_string(
                         if let Some(method) = vm.get_method(obj.clone(), identifier!(vm, __int__)) {
                             let result = method?.call((), vm)?;
                             if let Some(i) = result.downcast_ref::<PyInt>() {
-                                return Ok(spec.format_number(i.as_bigint()).into());
+                                return Ok(spec.format_number(checked(i, vm)?).into());
                             }
                         }
                         Err(vm.new_type_error(format!(

@@ -314,6 +314,13 @@ impl PyInt {
         &self.value
     }
 
+    /// stagecheck patch: `to_str_radix_10` under CPython 3.11's limit on
+    /// int-to-decimal conversions ([`check_str_digits`]).
+    pub fn to_str_radix_10_checked(&self, vm: &VirtualMachine) -> PyResult<String> {
+        check_str_digits(&self.value, vm)?;
+        Ok(self.to_str_radix_10())
+    }
+
     /// Fast decimal string conversion, using i64 path when possible.
     #[inline]
     pub fn to_str_radix_10(&self) -> String {
@@ -507,6 +514,15 @@ impl PyInt {
         }
         let format_spec =
             FormatSpec::parse(spec.as_str()).map_err(|err| err.into_pyexception(vm))?;
+        // stagecheck patch: decimal forms (no type, 'd', 'n') are limited;
+        // a spec's type is its last character when a letter or '%'.
+        let decimal = match spec.as_str().chars().last() {
+            Some(c) if c.is_ascii_alphabetic() || c == '%' => c == 'd' || c == 'n',
+            _ => true,
+        };
+        if decimal {
+            check_str_digits(&zelf.value, vm)?;
+        }
         let result = if format_spec.has_locale_format() {
             let locale = crate::format::get_locale_info();
             format_spec.format_int_locale(&zelf.value, &locale)
@@ -664,9 +680,36 @@ impl Comparable for PyInt {
 
 impl Representable for PyInt {
     #[inline]
-    fn repr_str(zelf: &Py<Self>, _vm: &VirtualMachine) -> PyResult<String> {
-        Ok(zelf.to_str_radix_10())
+    fn repr_str(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<String> {
+        zelf.to_str_radix_10_checked(vm)
     }
+}
+
+/// stagecheck patch: CPython 3.11's ValueError for a decimal conversion of
+/// an int of more than `sys.get_int_max_str_digits()` digits (0: none), also
+/// raised before converting, from the bit length, as CPython does: the
+/// conversion is quadratic (`str(1 << 10**8)` never ended).
+pub fn check_str_digits(value: &BigInt, vm: &VirtualMachine) -> PyResult<()> {
+    let limit = vm.state.int_max_str_digits.load();
+    let bits = value.bits();
+    if limit == 0 || bits < 64 {
+        return Ok(());
+    }
+    // |value| has between (bits - 1) * log10(2) + 1 and bits * log10(2) + 1 digits.
+    let most = bits as f64 * std::f64::consts::LOG10_2 + 1.0;
+    let exceeds = if most + 1.0 < limit as f64 {
+        false
+    } else if most - 2.0 > limit as f64 {
+        true
+    } else {
+        value.magnitude().to_string().len() > limit
+    };
+    if exceeds {
+        return Err(vm.new_value_error(format!(
+            "Exceeds the limit ({limit} digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit"
+        )));
+    }
+    Ok(())
 }
 
 impl Hashable for PyInt {

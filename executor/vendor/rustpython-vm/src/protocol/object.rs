@@ -392,7 +392,8 @@ impl PyObject {
         // Fast path for exact int: skip __str__ method resolution
         let obj = match obj.downcast_exact::<PyInt>(vm) {
             Ok(int) => {
-                return Ok(vm.ctx.new_str(int.to_str_radix_10()));
+                // stagecheck patch: the digit limit (builtins/int.rs).
+                return Ok(vm.ctx.new_str(int.to_str_radix_10_checked(vm)?));
             }
             Err(obj) => obj,
         };
