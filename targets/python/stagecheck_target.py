@@ -449,59 +449,110 @@ def serve(ready, run):
         raise SystemExit("the first frame must be hello")
     limits = hello["hello"].get("limits", {})
     filters = seccomp_filters()
+    # What the worker holds now is shared with every child; frozen, the
+    # children's collections never walk it, and so never copy the pages the
+    # walk would write (a full collection over TensorFlow's heap in each
+    # child doubled a run's time).
+    import gc
+    gc.collect()
+    gc.freeze()
     write_frame(stdout, {"ready": ready})
+    child = fork_child(run, limits, stdout, filters)
     while True:
         request = read_frame(stdin)
         if request is None:
             return
-        run_forked(run, request["run"], limits, stdout, filters)
+        serve_one(child, request, stdout)
+        # The next program's child, forked while stagecheck looks at this
+        # one's reply: the fork is off the next run's clock.
+        child = fork_child(run, limits, stdout, filters)
+        reap()
 
 
-def run_forked(run, request, limits, stdout, filters):
-    """One run in a fresh child; what it writes (its reply's frame) is
-    passed on to stagecheck as it comes."""
-    r, w = os.pipe()
+def fork_child(run, limits, stdout, filters):
+    """A child that waits for one run request, runs it and writes its reply
+    (pid, the request pipe's write end, the reply pipe's read end)."""
+    request_r, request_w = os.pipe()
+    reply_r, reply_w = os.pipe()
     pid = os.fork()
     if pid == 0:
         code = 70
         try:
-            os.close(r)
+            os.close(request_w)
+            os.close(reply_r)
             os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-            os.dup2(w, 1)
-            os.close(w)
+            os.dup2(reply_w, 1)
+            os.close(reply_w)
             install(filters)
-            write_frame(stdout, run(request, limits))
-            code = 0
+            with os.fdopen(request_r, "rb") as requests:
+                request = read_frame(requests)
+            if request is None:
+                code = 0
+            else:
+                write_frame(stdout, run(request["run"], limits))
+                code = 0
         except BaseException:
             import traceback
             traceback.print_exc()
         finally:
             sys.stderr.flush()
             os._exit(code)
-    os.close(w)
-    # Until the child ends, not until the pipe does: a process the program
-    # started may hold the pipe (it goes when stagecheck ends the worker).
+    os.close(request_r)
+    os.close(reply_w)
+    return pid, request_w, reply_r
+
+
+def serve_one(child, request, stdout):
+    """Hands `request` to `child` and passes on its reply's frame as it
+    comes. Once the whole frame is through, the child's exit is not waited
+    for (it is reaped later: its teardown is off the clock); a child that
+    ends without one ends this worker the same way."""
+    pid, request_w, r = child
+    os.write(request_w, struct.pack("<I", len(body := json.dumps(request).encode("utf-8"))) + body)
+    os.close(request_w)
     import select
+    passed, want, header = 0, None, b""
     status = None
-    while True:
+    while want is None or passed < want:
         ready, _, _ = select.select([r], [], [], 0.05)
         chunk = os.read(r, 1 << 20) if ready else b""
         if chunk:
             stdout.write(chunk)
             stdout.flush()
+            passed += len(chunk)
+            if want is None:
+                header += chunk[:4 - len(header)]
+                if len(header) == 4:
+                    want = 4 + struct.unpack("<I", header)[0]
             continue
         if ready or status is not None:
             break
+        # Until the child ends, not until the pipe does: a process the
+        # program started may hold the pipe (it goes with the worker).
         done, status = os.waitpid(pid, os.WNOHANG)
         if not done:
             status = None
     os.close(r)
+    if want is not None and passed >= want:
+        if status is None:
+            ENDED.append(pid)
+        return
     if status is None:
         _, status = os.waitpid(pid, 0)
     if os.WIFSIGNALED(status):
         os.kill(os.getpid(), os.WTERMSIG(status))
-    if os.WEXITSTATUS(status) != 0:
-        os._exit(os.WEXITSTATUS(status))
+    os._exit(os.WEXITSTATUS(status) or 70)
+
+
+ENDED = []
+
+
+def reap():
+    """Reaps the children whose replies went through (zombies otherwise)."""
+    for pid in ENDED[:]:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            ENDED.remove(pid)
 
 
 def seccomp_filters():
