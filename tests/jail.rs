@@ -241,3 +241,21 @@ fn in_group(group: u32) -> Vec<u32> {
     }
     alive
 }
+
+#[test]
+fn devices_says_what_the_jail_applies_and_what_is_turned_off() {
+    let line = |env: Option<&str>| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_stagecheck"));
+        command.arg("devices");
+        if let Some(v) = env {
+            command.env("STAGECHECK_NO_CONFINE", v);
+        }
+        let out = command.output().expect("stagecheck devices runs");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        stdout.lines().find(|l| l.starts_with("interpreters")).map(str::to_string).unwrap_or_else(|| panic!("no interpreters line: {stdout}"))
+    };
+    let on = line(None);
+    assert!(on.contains("own process group") && on.contains("seccomp refusing") && !on.contains(" off ("), "{on}");
+    let off = line(Some("seccomp"));
+    assert!(off.contains("seccomp off (STAGECHECK_NO_CONFINE)"), "{off}");
+}

@@ -1,5 +1,6 @@
 //! `stagecheck devices`: says which GPU the staged-gpu mode would use, or why there is none,
-//! and what confines the worker processes that run programs (`src/worker/confine.rs`).
+//! and what confines the worker processes that run programs (`src/worker/confine.rs`) and the
+//! interpreters the jail runs (`src/jail/`).
 
 use std::process::ExitCode;
 
@@ -28,5 +29,6 @@ pub(crate) fn devices() -> ExitCode {
             println!("gpu workers: {}", confinement.summary);
         }
     }
+    println!("interpreters (--oracle cpython, every --target's worker): {}", stagecheck::jail::describe());
     code
 }

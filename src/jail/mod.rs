@@ -149,3 +149,32 @@ pub fn kill_group(leader: u32) {
         libc::kill(-(leader as i32), libc::SIGKILL);
     }
 }
+
+/// What the jail applies on this machine, in words: its layers, and those
+/// the kernel denies it (the launcher says which, run once on `true`).
+pub fn describe() -> String {
+    let program = ["/usr/bin/true", "/bin/true"].into_iter().map(Path::new).find(|p| p.is_file());
+    let lacking = match program.map(|p| Policy { exec: vec![p.to_path_buf()], ..Default::default() }.command(p, &[])) {
+        Some(Ok(mut command)) => match command.output() {
+            Ok(out) => String::from_utf8_lossy(&out.stderr).lines().filter_map(|l| l.strip_prefix("stagecheck jail: without ")).collect::<Vec<_>>().join("; "),
+            Err(e) => format!("(could not try it: {e})"),
+        },
+        Some(Err(why)) => format!("(could not try it: {why})"),
+        None => "(could not try it: no true here)".to_string(),
+    };
+    let mut text = format!(
+        "own process group killed whole; PID, mount and network namespaces; empty environment; no capabilities; \
+         rlimits; Landlock (its paths, its own /proc, no TCP, no signal out); seccomp refusing {} calls \
+         (interpreters: {} with threads only; target workers fork a child per program)",
+        filter::refused_calls(true),
+        filter::refused_calls(false)
+    );
+    if !lacking.is_empty() {
+        text.push_str(&format!("; here without {lacking}"));
+    }
+    let off = off_layers();
+    if !off.is_empty() {
+        text.push_str(&format!("; {} off ({})", off.join(", "), crate::worker::confine::OFF_VAR));
+    }
+    text
+}
