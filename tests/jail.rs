@@ -21,7 +21,7 @@ use stagecheck::oracle::Verdict;
 use stagecheck::targets::Target;
 use stagecheck::worker::Worker;
 use std::os::unix::net::{UnixDatagram, UnixListener};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -113,6 +113,8 @@ for pid in [p for p in os.listdir('/proc') if p.isdigit()] + [str(os.getppid())]
             seen.append(io.open('/proc/' + pid + '/' + f, 'rb').read().decode('latin-1'))
         except BaseException:
             pass
+caps = [l for l in io.open('/proc/self/status').read().splitlines() if l.startswith(('CapEff', 'CapPrm', 'CapBnd', 'NoNewPrivs'))]
+print('CAPS', caps)
 print('ATTACK', sorted(r.items()))
 print('SEEN', ' '.join(seen))
 "#;
@@ -144,6 +146,10 @@ fn no_socket_device_node_host_file_or_host_secret_in_any_jail() {
             assert!(!stdout.contains(&format!("('{name}', 'ok')")), "{kind:?}: {name} got through: {stdout}");
         }
         assert!(!stdout.contains(SECRET), "{kind:?}: the host's environment leaked");
+        for field in ["CapEff", "CapPrm", "CapBnd"] {
+            assert!(stdout.contains(&format!("'{field}:\\t0000000000000000'")), "{kind:?}: {field} not empty: {stdout}");
+        }
+        assert!(stdout.contains("'NoNewPrivs:\\t1'"), "{kind:?}: no_new_privs: {stdout}");
         assert!(unix.accept().is_err(), "{kind:?}: a connection reached the UNIX socket");
         assert!(unix_dgram.recv(&mut [0u8; 8]).is_err(), "{kind:?}: a datagram reached the UNIX socket");
         assert!(udp.recv(&mut [0u8; 8]).is_err(), "{kind:?}: a datagram reached 127.0.0.1:{port}");
@@ -258,4 +264,28 @@ fn devices_says_what_the_jail_applies_and_what_is_turned_off() {
     assert!(on.contains("own process group") && on.contains("seccomp refusing") && !on.contains(" off ("), "{on}");
     let off = line(Some("seccomp"));
     assert!(off.contains("seccomp off (STAGECHECK_NO_CONFINE)"), "{off}");
+}
+
+/// The red team's row as a user meets it: `corpus replay` of a target's
+/// directory whose first entry rebinds the worker's converter to hand back
+/// the function unconverted. The second entry, a known AutoGraph bug,
+/// must still diverge: each program starts from the worker's state at `ready`.
+#[test]
+fn a_target_corpus_whose_first_entry_rebinds_the_worker_replays_as_expected() {
+    let _ = autograph();
+    let dir = std::env::temp_dir().join(format!("stagecheck-jail-corpus-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let header = |id: &str, expect: &str| {
+        format!("# id: {id}\n# construct: chained\n# modes: original,unstaged\n# expect: {expect}\n# target: autograph\n\n")
+    };
+    let rebind = "tf = __import__.__globals__['tf']\ntf.autograph.to_graph = lambda f, recursive=True: f\n";
+    std::fs::write(dir.join("001_rebinds_the_converter.py"), format!("{}{rebind}", header("jail-001", "agree"))).unwrap();
+    let known = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/autograph/002_chained_compare_twice.py")).unwrap();
+    let body: String = known.lines().skip_while(|l| l.starts_with('#') || l.is_empty()).map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join("002_chained_compare_twice.py"), format!("{}{body}", header("jail-002", "diverged"))).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(["corpus", "replay"]).arg(&dir).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("2 programs, 2 as expected, 0 not"), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
 }

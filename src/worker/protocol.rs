@@ -13,8 +13,11 @@ use crate::executor::{tensors, Config, Outcome, Phases, SyntaxError};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::io::{self, Read, Write};
 
-/// Frames larger than this are a protocol error, not an allocation.
-pub const MAX_FRAME: usize = 1 << 30;
+/// Frames larger than this are a protocol error, not an allocation. An
+/// outcome is bounded well below it (stdout by its limit, the globals and
+/// messages by `executor/src/bounds.rs`); a frame this size, parsed, keeps
+/// this process under 1 GiB where a target's worker sends one on purpose.
+pub const MAX_FRAME: usize = 128 << 20;
 
 #[derive(Serialize, Deserialize)]
 pub enum Request {
