@@ -620,7 +620,7 @@ mod tests {
         interp.enter(|vm| {
             let run = |source: &str| {
                 let scope = vm.new_scope_with_builtins();
-                vm.run_code_string(scope, source, "<test>".into()).map(drop).unwrap_or_else(|e| panic!("{e:?}"))
+                vm.run_string(scope, source, "<test>".into()).map(drop).unwrap_or_else(|e| panic!("{e:?}"))
             };
             f(vm, &snapshot, &run)
         });
