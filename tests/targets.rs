@@ -323,3 +323,45 @@ fn one_autograph_bug_is_one_kind_and_reduction_keeps_it() {
     let (lost, reduced_lost) = kind("lost.py", lost);
     assert_ne!(drift, lost, "two bugs, two kinds:\n{reduced}\n{reduced_lost}");
 }
+
+/// The tf-function target renders what `.numpy()` gives — arrays and NumPy
+/// scalars of every dtype the shim makes — and tensors by value: two
+/// different values of each kind never compare equal (they rendered as one
+/// opaque type name, so a stale capture read through `.numpy()` agreed).
+#[test]
+fn tf_function_values_render_by_value() {
+    let Some(()) = tensorflow() else { return };
+    let target = Target::resolve("tf-function").expect("the tf-function target");
+    let mut w = Worker::for_target(&target, Config::default()).expect("a worker");
+    let pairs = [
+        ("array", "sc.constant([1.0, 2.0]).numpy()", "sc.constant([1.0, 3.0]).numpy()"),
+        ("float32", "sc.constant(1.5).numpy()", "sc.constant(2.5).numpy()"),
+        ("int32", "sc.constant(1).numpy()", "sc.constant(2).numpy()"),
+        ("bool", "sc.constant(True).numpy()", "sc.constant(False).numpy()"),
+        ("matrix", "sc.constant([[1, 2], [3, 4]]).numpy()", "sc.constant([[1, 2], [3, 5]]).numpy()"),
+        ("tensor", "sc.constant([1, 2])", "sc.constant([1, 3])"),
+    ];
+    let mut source = String::from("import stagecheck as sc\n");
+    for (name, a, b) in pairs {
+        source.push_str(&format!("{name}_a = {a}\n{name}_b = {b}\n{name}_c = {a}\n"));
+    }
+    let outcome = match w.run_target(&source, "values.py", Mode::Original).0 {
+        ModeRun::Ran { outcome } => outcome,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(outcome.terminal, Terminal::Completed, "{outcome:?}");
+    let global = |name: &str| outcome.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {name}"));
+    for (name, _, _) in pairs {
+        let (a, b, c) = (global(&format!("{name}_a")), global(&format!("{name}_b")), global(&format!("{name}_c")));
+        assert!(!matches!(a, stagecheck::executor::Value::Opaque { .. }), "{name} renders by value: {a:?}");
+        assert_ne!(a, b, "{name}: two different values");
+        assert_eq!(a, c, "{name}: the same value twice");
+    }
+    // The case: `.numpy()` results bound before and after a captured
+    // global is rebound (tf.function keeps the traced value) are a finding.
+    let stale = "import stagecheck as sc\n\nscale = 2.0\n\n@sc.function\ndef g(x):\n    return x * scale\n\nx = sc.constant([1.0, 2.0, 3.0])\na = g(x).numpy()\nscale = 3.0\nb = g(x).numpy()\n";
+    let path = common::program("targets", "numpy_stale.py", stale);
+    let out = stagecheck(&["check", "--target", "tf-function", path.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("DIVERGED") && stdout.contains("global b"), "{stdout}{}", text(&out.stderr));
+}

@@ -97,31 +97,61 @@ real_import = builtins.__import__
 DTYPES = {tf.bool: "bool", tf.int32: "int32", tf.int64: "int64", tf.float32: "float32", tf.float64: "float64"}
 
 
+# executor/src/tensors/mod.rs's MAX_ELEMENTS_RENDERED: a bigger array
+# renders its first elements flat, then `truncated`.
+MAX_ELEMENTS_RENDERED = 4096
+
+
 def render_tensor(renderer, obj):
-    """A tensor as stagecheck's `Tensor` value: dtype, shape, nested elements;
-    a tf.function as the user's function it wraps."""
+    """A tensor, a NumPy array (`t.numpy()`'s result) or a NumPy scalar by
+    value: a tensor or array as stagecheck's `Tensor` value (dtype, shape,
+    nested elements), a scalar as the int, float or bool it holds, so two
+    different values never compare equal; a tf.function as the user's
+    function it wraps."""
     if isinstance(obj, tf.types.experimental.PolymorphicFunction):
         return renderer.render_new(obj.python_function)
+    if isinstance(obj, np.generic) and not isinstance(obj, (np.str_, np.bytes_, np.void, np.object_)):
+        return scalar(renderer, obj)
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind not in "biuf":
+            return None
+        return array_value(renderer, obj, obj.dtype.name)
     if not isinstance(obj, (tf.Tensor, tf.Variable)):
         return None
     try:
         value = obj.numpy()
     except Exception:
         return {"kind": "opaque", "v": {"type_name": type(obj).__name__}}
-    dtype = DTYPES.get(obj.dtype, obj.dtype.name)
+    return array_value(renderer, np.asarray(value), DTYPES.get(obj.dtype, obj.dtype.name))
 
+
+def scalar(renderer, x):
+    """A NumPy (or Python) scalar by value."""
+    if isinstance(x, (bool, np.bool_)):
+        return {"kind": "bool", "v": bool(x)}
+    if isinstance(x, np.integer):
+        return {"kind": "int", "v": str(int(x))}
+    if isinstance(x, np.floating):
+        return {"kind": "float", "v": struct.unpack("<Q", struct.pack("<d", float(x)))[0]}
+    return renderer.render(x)
+
+
+def array_value(renderer, value, dtype):
+    """An array's elements nested as its shape, or past the bound its first
+    elements flat and `truncated`."""
     def element(x):
         if isinstance(x, np.ndarray):
+            if x.ndim == 0:
+                return scalar(renderer, x[()])
             return {"kind": "list", "v": [element(y) for y in x]}
-        if isinstance(x, (bool, np.bool_)):
-            return {"kind": "bool", "v": bool(x)}
-        if isinstance(x, np.integer):
-            return {"kind": "int", "v": str(int(x))}
-        if isinstance(x, np.floating):
-            return {"kind": "float", "v": struct.unpack("<Q", struct.pack("<d", float(x)))[0]}
-        return renderer.render(x)
+        return scalar(renderer, x)
 
-    return {"kind": "tensor", "v": {"dtype": dtype, "shape": list(value.shape), "values": element(value)}}
+    if value.size > MAX_ELEMENTS_RENDERED:
+        flat = [scalar(renderer, x) for x in value.reshape(-1)[:MAX_ELEMENTS_RENDERED]]
+        values = {"kind": "list", "v": flat + [{"kind": "truncated"}]}
+    else:
+        values = element(value)
+    return {"kind": "tensor", "v": {"dtype": dtype, "shape": list(value.shape), "values": values}}
 
 
 def run_staged(code, source, path, mode, stdout_limit):
