@@ -190,3 +190,51 @@ print(out)
     let unknown = "\"Unknown format code 'q' for object of ty\"";
     assert_eq!(stdout(src), format!("[{limit}, 4301, {limit}, {limit}, {limit}, 3572, {unknown}, {limit}, {limit}]\n"));
 }
+
+/// `repr` of a staticmethod or classmethod whose callable's `__repr__`
+/// raises is that exception, as in CPython (the VM panicked on it), and a
+/// `__repr__` that reaches its own wrapper does not wait on itself.
+/// Expected: CPython 3.11's output.
+#[test]
+fn a_wrapped_callables_failing_repr_raises_instead_of_panicking() {
+    let src = r#"
+class R:
+    def __repr__(self):
+        raise ValueError("no repr")
+    def __call__(self):
+        pass
+for wrap in (staticmethod, classmethod):
+    try:
+        repr(wrap(R()))
+    except ValueError as e:
+        print(wrap.__name__, e)
+class Back:
+    depth = 0
+    def __repr__(self):
+        Back.depth += 1
+        try:
+            return "inner" if Back.depth > 1 else "outer:" + repr(self.w)
+        finally:
+            Back.depth -= 1
+    def __call__(self):
+        pass
+b = Back()
+b.w = staticmethod(b)
+print(repr(b.w))
+class Abstract:
+    depth = 0
+    def __call__(self):
+        pass
+    @property
+    def __isabstractmethod__(self):
+        Abstract.depth += 1
+        try:
+            return Abstract.depth > 1 or self.w.__isabstractmethod__
+        finally:
+            Abstract.depth -= 1
+a = Abstract()
+a.w = staticmethod(a)
+print(a.w.__isabstractmethod__)
+"#;
+    assert_eq!(stdout(src), "staticmethod no repr\nclassmethod no repr\n<staticmethod(outer:<staticmethod(inner)>)>\nTrue\n");
+}

@@ -66,6 +66,12 @@ impl Constructor for PyStaticMethod {
 }
 
 impl PyStaticMethod {
+    /// The wrapped callable, out of its lock: a call into Python with the
+    /// lock held deadlocks when the callee reaches this wrapper again.
+    fn wrapped(&self) -> PyObjectRef {
+        self.callable.lock().clone()
+    }
+
     pub fn new(callable: PyObjectRef) -> Self {
         Self {
             callable: PyMutex::new(callable),
@@ -103,48 +109,48 @@ impl PyStaticMethod {
 
     #[pygetset]
     fn __module__(&self, vm: &VirtualMachine) -> PyResult {
-        self.callable.lock().get_attr("__module__", vm)
+        self.wrapped().get_attr("__module__", vm)
     }
 
     #[pygetset]
     fn __qualname__(&self, vm: &VirtualMachine) -> PyResult {
-        self.callable.lock().get_attr("__qualname__", vm)
+        self.wrapped().get_attr("__qualname__", vm)
     }
 
     #[pygetset]
     fn __name__(&self, vm: &VirtualMachine) -> PyResult {
-        self.callable.lock().get_attr("__name__", vm)
+        self.wrapped().get_attr("__name__", vm)
     }
 
     #[pygetset]
     fn __annotations__(&self, vm: &VirtualMachine) -> PyResult {
-        self.callable.lock().get_attr("__annotations__", vm)
+        self.wrapped().get_attr("__annotations__", vm)
     }
 
     #[pygetset(setter)]
     fn set___annotations__(&self, value: PySetterValue, vm: &VirtualMachine) -> PyResult<()> {
         match value {
-            PySetterValue::Assign(v) => self.callable.lock().set_attr("__annotations__", v, vm),
+            PySetterValue::Assign(v) => self.wrapped().set_attr("__annotations__", v, vm),
             PySetterValue::Delete => Ok(()), // Silently ignore delete like CPython
         }
     }
 
     #[pygetset]
     fn __annotate__(&self, vm: &VirtualMachine) -> PyResult {
-        self.callable.lock().get_attr("__annotate__", vm)
+        self.wrapped().get_attr("__annotate__", vm)
     }
 
     #[pygetset(setter)]
     fn set___annotate__(&self, value: PySetterValue, vm: &VirtualMachine) -> PyResult<()> {
         match value {
-            PySetterValue::Assign(v) => self.callable.lock().set_attr("__annotate__", v, vm),
+            PySetterValue::Assign(v) => self.wrapped().set_attr("__annotate__", v, vm),
             PySetterValue::Delete => Ok(()), // Silently ignore delete like CPython
         }
     }
 
     #[pygetset]
     fn __isabstractmethod__(&self, vm: &VirtualMachine) -> PyObjectRef {
-        match vm.get_attribute_opt(self.callable.lock().clone(), "__isabstractmethod__") {
+        match vm.get_attribute_opt(self.wrapped(), "__isabstractmethod__") {
             Ok(Some(is_abstract)) => is_abstract,
             _ => vm.ctx.new_bool(false).into(),
         }
@@ -175,7 +181,7 @@ impl Callable for PyStaticMethod {
 
 impl Representable for PyStaticMethod {
     fn repr_str(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<String> {
-        let callable = zelf.callable.lock().repr(vm).unwrap();
+        let callable = zelf.wrapped().repr(vm)?;
         let class = Self::class(&vm.ctx);
 
         match (
