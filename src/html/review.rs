@@ -13,7 +13,7 @@ use super::report_page::difference_html;
 use super::{escape, link, page, table, MARKER};
 use crate::check::CheckReport;
 use crate::corpus::{files, Entry, Expect};
-use crate::executor::{Config, Outcome, Value};
+use crate::executor::{Config, Outcome};
 use crate::worker::Worker;
 use crate::fuzz::report::atomic_write;
 use crate::modes::{Mode, ModeRun};
@@ -313,13 +313,22 @@ fn outcomes_table(report: &CheckReport, diffs: &[ModeDiff]) -> String {
         }
     }
     for name in names {
+        let value_in = |run| global(run, name);
+        // A long value is cut around where it parts from the original's (the
+        // original's own, from the first run that differs from it).
+        let original = report.runs.first().and_then(|(_, run)| value_in(run));
+        let differing = report.runs.iter().skip(1).map(|(_, run)| value_in(run)).find(|v| *v != original).flatten();
         let values: Vec<String> = report
             .runs
             .iter()
-            .map(|(mode, run)| {
-                let Some(o) = outcome(run) else { return String::new() };
-                let value = o.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v);
-                let text = value.map_or("<span class=\"muted\">(absent)</span>".to_string(), |v: &Value| format!("<code>{}</code>", escape(&v.to_string())));
+            .enumerate()
+            .map(|(i, (mode, run))| {
+                let Some(_) = outcome(run) else { return String::new() };
+                let against = if i == 0 { differing.or(original) } else { original };
+                let text = match value_in(run) {
+                    Some(v) => format!("<code>{}</code>", escape(&crate::abbreviate::values(against, Some(v)).1)),
+                    None => "<span class=\"muted\">(absent)</span>".to_string(),
+                };
                 cell(text, differs(*mode, &|d| matches!(d, Difference::Global { name: n, .. } if n == name)))
             })
             .collect();
@@ -329,6 +338,11 @@ fn outcomes_table(report: &CheckReport, diffs: &[ModeDiff]) -> String {
     rows.push(("muted".to_string(), std::iter::once("time".to_string()).chain(times).collect()));
     let head: Vec<&str> = std::iter::once("").chain(modes).collect();
     table("outcomes", &head, &rows)
+}
+
+/// The value of the global `name` after `run`, if it ran and left one.
+fn global<'a>(run: &'a ModeRun, name: &str) -> Option<&'a crate::executor::Value> {
+    outcome(run)?.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v)
 }
 
 fn outcome(run: &ModeRun) -> Option<&Outcome> {
