@@ -14,15 +14,17 @@
 //! # version: TensorFlow 2.21.0   (the target's version the entry was made with)
 //! ```
 //! `replay` re-checks an entry against its expected verdict; [`add`] makes
-//! an entry from a (reduced) finding. An entry with a `# target:` replays on
+//! an entry from a (reduced) finding. An entry with a `# target:` runs on
 //! that target's worker (one per target and thread, started at its first
-//! entry); where the target cannot run ([`Entry::unavailable`]: no
-//! TensorFlow venv) `stagecheck corpus replay` says so and skips it.
+//! entry) in [`Entry::check`], the one way `corpus replay` and `corpus
+//! review` both run an entry; where the target cannot run
+//! ([`Entry::unavailable`]: no TensorFlow venv) both say so ([`Entry::skip`])
+//! and skip it.
 //! Every value written into a header line goes through [`header_value`].
 
 pub mod add;
 
-use crate::check::check;
+use crate::check::{check, CheckReport};
 use crate::worker::Worker;
 use crate::modes::Mode;
 use crate::oracle::Verdict;
@@ -101,15 +103,22 @@ impl Entry {
 
     /// Checks the entry; `Err` says how the verdict differs from the expected one.
     pub fn replay(&self, worker: &mut Worker) -> Result<Verdict, String> {
+        let report = self.check(worker)?;
+        self.judge(&report.verdict)?;
+        Ok(report.verdict)
+    }
+
+    /// Runs the entry as its header says: on its target's worker when it
+    /// has a `# target:` (`corpus replay` and `corpus review` alike), else on
+    /// `worker`. `Err`: bad input, or a target that would not start.
+    pub fn check(&self, worker: &mut Worker) -> Result<CheckReport, String> {
         let path = self.path.display().to_string();
         let report = match &self.target {
             Some(name) => with_target_worker(name, |w| check(w, &self.source, &path, &self.modes))
                 .map_err(|e| format!("{path}: {e}"))?,
             None => check(worker, &self.source, &path, &self.modes),
         };
-        let report = report.map_err(|e| e.to_string())?;
-        self.judge(&report.verdict)?;
-        Ok(report.verdict)
+        report.map_err(|e| e.to_string())
     }
 
     /// Whether `verdict` is the one the header expects; `Err` says how it differs.
@@ -141,6 +150,13 @@ impl Entry {
     pub fn unavailable(&self) -> Option<String> {
         let name = self.target.as_ref()?;
         crate::targets::Target::resolve(name).err()
+    }
+
+    /// The line saying the entry is skipped, when its target cannot run
+    /// here ([`Entry::unavailable`]): replay prints it, review lists it.
+    pub fn skip(&self) -> Option<String> {
+        let why = self.unavailable()?;
+        Some(format!("SKIP {}: target {} cannot run here: {why}", self.path.display(), self.target.as_deref().unwrap_or_default()))
     }
 }
 

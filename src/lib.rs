@@ -7,9 +7,11 @@
 //! loop and its reports ([`fuzz`], [`html`]), the reducer ([`reduce`]) and
 //! the regression corpus ([`corpus`]); commands it prints for a shell are
 //! quoted by [`shell`], text it writes into Markdown escaped by
-//! [`markdown`]. The CLI (`src/main.rs`, one file per subcommand under
+//! [`markdown`]; a difference's long values are cut around where the sides
+//! part by [`abbreviate`]. The CLI (`src/main.rs`, one file per subcommand under
 //! `src/commands/`) is a thin layer over it.
 
+pub mod abbreviate;
 pub mod check;
 pub mod close;
 pub mod corpus;

@@ -69,9 +69,13 @@ enum Command {
         /// Comma-separated modes; the original always runs and is the reference.
         #[arg(long, value_delimiter = ',', default_value = "original,unstaged,staged")]
         modes: Vec<Mode>,
-        /// Print the report as JSON.
+        /// Print the report as JSON (values always whole).
         #[arg(long)]
         json: bool,
+        /// Print a difference's values and messages whole (without it, a long
+        /// one is cut around its first difference: src/abbreviate.rs).
+        #[arg(long)]
+        full: bool,
         /// Wall-clock limit of each run, in seconds.
         #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
         time_limit: f64,
@@ -159,8 +163,9 @@ fn main() -> ExitCode {
         Command::Corpus { action: CorpusAction::Replay { dir } } => commands::corpus::corpus_replay(&dir),
         Command::Corpus { action: CorpusAction::Add(args) } => commands::corpus::corpus_add(args),
         Command::Reduce(args) => commands::reduce::reduce_cmd(args),
-        Command::Check { file, modes, json, time_limit, oracle, no_gpu_shadow, target, gradcheck } => {
-            commands::check::check_cmd(&file, &modes, json, time_limit, oracle, !no_gpu_shadow, target.as_deref(), gradcheck)
+        Command::Check { file, modes, json, full, time_limit, oracle, no_gpu_shadow, target, gradcheck } => {
+            let output = if json { commands::check::Output::Json } else { commands::check::Output::Text { full } };
+            commands::check::check_cmd(&file, &modes, output, time_limit, oracle, !no_gpu_shadow, target.as_deref(), gradcheck)
         }
         Command::Fuzz(args) => commands::fuzz::fuzz_cmd(args),
         Command::Generate(args) => commands::generate::generate_cmd(args),

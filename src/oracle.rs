@@ -99,25 +99,62 @@ pub enum Verdict {
 
 impl Difference {
     /// What differs, in words, and the original's and the other mode's side
-    /// of it (`None` where the original has no side: a crash, a compile error).
+    /// of it (`None` where the original has no side: a crash, a compile
+    /// error), long values and messages cut around their first difference
+    /// ([`crate::abbreviate`]): what lines people read show.
     pub fn describe(&self) -> (String, Option<String>, String) {
-        let show = |v: &Option<Value>| v.as_ref().map_or("<absent>".to_string(), |v| v.to_string());
-        match self {
-            Difference::Terminal { original, other } => ("how it ended".into(), Some(original.to_string()), other.to_string()),
-            Difference::Stdout { line, original, other } => (format!("stdout line {line}"), Some(original.clone()), other.clone()),
-            Difference::Global { name, original, other } => (format!("global {name}"), Some(show(original)), show(other)),
-            Difference::Crash { message } => ("the VM crashed".into(), None, message.clone()),
-            Difference::Uncompilable { message, line } => (format!("the converted program does not compile (converted line {line})"), None, message.clone()),
-            Difference::ConverterCrash { message } => ("crashed in conversion".into(), None, message.clone()),
-            Difference::GpuOp { node } => ("a GPU op beyond its tolerance".into(), None, node.clone()),
-            Difference::Unplanned { original } => {
-                ("an exception the generated program did not plan (its top level catches every class it raises on purpose)".into(), Some(original.to_string()), original.to_string())
-            }
-            Difference::Leak { leaks } => ("shared state leaked past the restore after the run (later runs on the worker would see it)".into(), None, leaks.join("; ")),
-            Difference::UnexpectedRefusal { construct, reason, line } => {
-                ("an unexpected refusal (not in src/refusals.rs)".into(), None, format!("line {line}: {construct}: {reason}"))
-            }
+        self.described(false)
+    }
+
+    /// [`Difference::describe`] with every value and message whole (`check --full`).
+    pub fn describe_whole(&self) -> (String, Option<String>, String) {
+        self.described(true)
+    }
+
+    /// The difference in one line as `check` prints it (`mode`: the other
+    /// run's name, or `cpython`); `whole`: values and messages uncut.
+    pub fn line(&self, mode: &str, whole: bool) -> String {
+        let (what, original, other) = self.described(whole);
+        match (self, original) {
+            (Difference::Terminal { .. }, Some(original)) => format!("terminal: original {original}; {mode} {other}"),
+            (Difference::Stdout { .. } | Difference::Global { .. }, Some(original)) => format!("{what}: original {original}; {mode} {other}"),
+            (Difference::Crash { .. }, _) => format!("the VM crashed in {mode}: {other}"),
+            (Difference::Uncompilable { line, .. }, _) if mode == "cpython" => format!("CPython does not compile the program (line {line}): {other}"),
+            (Difference::Uncompilable { .. }, _) => format!("{what}: {other}"),
+            _ => format!("{what} in {mode}: {other}"),
         }
+    }
+
+    fn described(&self, whole: bool) -> (String, Option<String>, String) {
+        use crate::abbreviate;
+        let text = |s: String| if whole { s } else { abbreviate::text(&s) };
+        let pair = |(a, b): (String, String)| (Some(a), b);
+        let texts = |a: String, b: String| pair(if whole { (a, b) } else { abbreviate::texts(&a, &b) });
+        let values = |a: Option<&Value>, b: Option<&Value>| {
+            let show = |v: Option<&Value>| v.map_or_else(|| "<absent>".to_string(), Value::to_string);
+            pair(if whole { (show(a), show(b)) } else { abbreviate::values(a, b) })
+        };
+        let (what, (original, other)) = match self {
+            Difference::Terminal { original, other } => ("how it ended".into(), texts(original.to_string(), other.to_string())),
+            Difference::Stdout { line, original, other } => {
+                let (a, b) = (Value::Str(original.clone()), Value::Str(other.clone()));
+                (format!("stdout line {line}"), values(Some(&a), Some(&b)))
+            }
+            Difference::Global { name, original, other } => (format!("global {name}"), values(original.as_ref(), other.as_ref())),
+            Difference::Crash { message } => ("the VM crashed".into(), (None, text(message.clone()))),
+            Difference::Uncompilable { message, line } => (format!("the converted program does not compile (converted line {line})"), (None, text(message.clone()))),
+            Difference::ConverterCrash { message } => ("crashed in conversion".into(), (None, text(message.clone()))),
+            Difference::GpuOp { node } => ("a GPU op beyond its tolerance".into(), (None, text(node.clone()))),
+            Difference::Unplanned { original } => (
+                "an exception the generated program did not plan (its top level catches every class it raises on purpose)".into(),
+                texts(original.to_string(), original.to_string()),
+            ),
+            Difference::Leak { leaks } => ("shared state leaked past the restore after the run (later runs on the worker would see it)".into(), (None, text(leaks.join("; ")))),
+            Difference::UnexpectedRefusal { construct, reason, line } => {
+                ("an unexpected refusal (not in src/refusals.rs)".into(), (None, text(format!("line {line}: {construct}: {reason}"))))
+            }
+        };
+        (what, original, other)
     }
 }
 

@@ -212,3 +212,33 @@ fn a_renamed_copy_runs_its_own_workers() {
     assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
     assert!(text(&out.stdout).contains("agree"), "{}", text(&out.stdout));
 }
+
+/// A long global that differs in one item (the converter's known deviation,
+/// conv-logical-013: a short-circuited operand truth-tested twice, here
+/// counted in item 3 of a list of 50,000 ints): `check` shows it around that
+/// item with its index, no line over 1,000 characters (it was 144 KB);
+/// `--full` prints it whole, `--json` holds it whole.
+#[test]
+fn check_shows_a_long_difference_around_its_first_differing_item() {
+    let source = "xs = list(range(50000))\n\n\nclass B:\n    def __bool__(self):\n        xs[3] += 1\n        return False\n\n\ndef retest():\n    b = B()\n    return (b and 1) or 2\n\n\nretest()\n";
+    let p = program("long_global.py", source.as_bytes());
+    let check = |extra: &[&str]| {
+        let out = stagecheck(&[&["check", "--modes", "original,unstaged", p.to_str().unwrap()][..], extra].concat());
+        assert_eq!(out.status.code(), Some(1), "a divergence: {}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let short = check(&[]);
+    let longest = short.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(longest <= 1000, "no line over 1,000 characters, not {longest}:\n{short}");
+    let line = short.lines().find(|l| l.starts_with("  global xs:")).unwrap_or_else(|| panic!("a line for xs:\n{short}"));
+    assert!(line.contains("original [0, 1, 2, 4, 4, 5, 6, ...]") && line.contains("unstaged [0, 1, 2, 5, 4, 5, 6, ...]"), "the differing item in context: {line}");
+    assert_eq!(line.matches("(first difference at [3]; more than ").count(), 2, "its index, on each side: {line}");
+    let full = check(&["--full"]);
+    let line = full.lines().find(|l| l.starts_with("  global xs:")).unwrap();
+    assert!(line.len() > 50_000 && line.contains("[0, 1, 2, 5, 4, 5,") && line.contains(", 1000, 1001, ") && !line.contains("first difference"), "whole");
+    let doc: serde_json::Value = serde_json::from_str(&check(&["--json"])).unwrap();
+    let differences = doc["verdict"]["differences"].as_array().unwrap();
+    let xs = differences.iter().find(|d| d["kind"] == "global" && d["name"] == "xs").expect("the JSON has xs's difference");
+    let items = xs["other"]["v"].as_array().unwrap();
+    assert!(items.len() > 10_000 && items[3]["v"] == "5" && items[1000]["v"] == "1000", "whole in the JSON");
+}

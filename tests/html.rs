@@ -179,7 +179,7 @@ fn the_corpus_review_shows_a_real_divergence_marked_and_nothing_marked_where_mod
     let page = dump_dom(&out.join("conv-logical-013.html"));
     let marked = texts_of_class(&page, "divergent");
     assert!(marked.iter().any(|t| t == "≠bool f"), "the second stdout line of the unstaged run is marked: {marked:?}");
-    assert!(marked.iter().any(|t| t.contains("unstaged: bool f")), "the verdict names the differing mode and text: {marked:?}");
+    assert!(marked.iter().any(|t| t.contains("unstaged: \"bool f\"")), "the verdict names the differing mode and text (quoted, as check prints it): {marked:?}");
     let lines = texts_of_class(&page, "stdout-line");
     assert_eq!(lines, ["bool f", "t", "bool f", "≠bool f", "t"], "original's stdout, then the unstaged run's");
     assert_eq!(texts_of_class(&page, "marker").len(), marked.len(), "every divergent element has its visible marker");

@@ -364,4 +364,48 @@ fn tf_function_values_render_by_value() {
     let out = stagecheck(&["check", "--target", "tf-function", path.to_str().unwrap()]);
     let stdout = text(&out.stdout);
     assert!(stdout.contains("DIVERGED") && stdout.contains("global b"), "{stdout}{}", text(&out.stderr));
+
+/// `corpus review` runs an entry as `corpus replay` does (`Entry::check`): a
+/// target entry on its target, so corpus/tf-function reviews as it replays,
+/// every entry as expected, with replay's counts, its pages showing the
+/// target's runs; without the venv, both skip the same entries, saying why.
+#[test]
+fn the_review_runs_target_entries_as_replay_does() {
+    let Some(()) = tensorflow() else { return };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/tf-function");
+    let count_line = |stdout: &str, prefix: &str| -> String {
+        let line = stdout.lines().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("a `{prefix}` line:\n{stdout}"));
+        line[prefix.len()..].split(':').next().unwrap().to_string()
+    };
+    for venv in [None, Some("/nonexistent/venv-tf")] {
+        let run = |args: &[&str]| {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_stagecheck"));
+            command.args(args);
+            if let Some(venv) = venv {
+                command.env("STAGECHECK_TF_VENV", venv);
+            }
+            let out = command.output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{args:?}\n{}\n{}", text(&out.stdout), text(&out.stderr));
+            text(&out.stdout)
+        };
+        let out_dir = common::scratch("targets", if venv.is_some() { "review-no-venv" } else { "review" });
+        let replay = run(&["corpus", "replay", dir.to_str().unwrap()]);
+        let review = run(&["corpus", "review", dir.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
+        let counts = count_line(&review, "corpus review: ");
+        assert_eq!(counts, count_line(&replay, "corpus: "), "review's counts are replay's:\n{review}\n{replay}");
+        let index = std::fs::read_to_string(out_dir.join("index.html")).unwrap();
+        if venv.is_some() {
+            assert!(counts.contains("6 skipped") && review.contains("SKIP") && review.contains("scripts/target-venv"), "{review}");
+            assert!(index.contains("skipped (target cannot run here)") && index.contains("scripts/target-venv"), "the index says why");
+            continue;
+        }
+        assert_eq!(counts, "6 programs, 6 as expected, 0 not", "{review}");
+        assert!(!index.contains("class=\"fail\""), "no entry fails on the index");
+        // An entry's page: run on its target, the target's runs (its modes, not
+        // unstaged), no conversion of ours beside the original.
+        let page = std::fs::read_to_string(out_dir.join("tf-function-001.html")).unwrap();
+        assert!(page.contains("run on the target <b>tf-function</b>") && page.contains("as expected"), "{page}");
+        assert!(page.contains("<th>staged</th>") && !page.contains("<th>unstaged</th>"), "the target's modes head the outcomes");
+        assert!(page.contains("Converted by the target tf-function"), "our conversion is not shown for a target's entry");
+    }
 }

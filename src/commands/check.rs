@@ -1,4 +1,7 @@
 //! `stagecheck check`: runs a program in several modes and compares them with the original.
+//! Its lines show a difference's long values and messages cut around where
+//! the sides part (`crate::abbreviate`: one global once made a 250 KB line);
+//! `--full` prints them whole, `--json` always has them whole.
 
 use super::{config, ExtraOracle};
 use stagecheck::check::check_or_slow;
@@ -9,10 +12,19 @@ use stagecheck::worker::Worker;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// How `check` prints its report.
+#[derive(Clone, Copy)]
+pub(crate) enum Output {
+    /// The report as JSON, every value whole.
+    Json,
+    /// Lines; `full`: values and messages whole, else cut around their first difference.
+    Text { full: bool },
+}
+
 pub(crate) fn check_cmd(
     file: &Path,
     modes: &[Mode],
-    json: bool,
+    output: Output,
     time_limit: f64,
     oracle: Option<ExtraOracle>,
     gpu_shadow: bool,
@@ -27,7 +39,7 @@ pub(crate) fn check_cmd(
         if gradcheck {
             return Err(InputError("--gradcheck checks our runtime's gradients; a --target has its own".into()));
         }
-        return check_target(file, modes, json, config, name);
+        return check_target(file, modes, output, config, name);
     }
     let python = match oracle {
         Some(ExtraOracle::Cpython) => Some(stagecheck::cpython::Python::find().map_err(InputError)?),
@@ -43,7 +55,22 @@ pub(crate) fn check_cmd(
         Some((_, ModeRun::Ran { outcome })) => Some((python, stagecheck::cpython::check(python, outcome, &source, &path, &config))),
         _ => None,
     });
-    if json {
+    let full = match output {
+        Output::Json => None,
+        Output::Text { full } => Some(full),
+    };
+    if let Some(full) = full {
+        print_report(&report, full);
+        if let Some((python, (run, verdict))) = &cpython {
+            println!("cpython {}: {verdict}", python.version);
+            if let stagecheck::cpython::CpythonVerdict::Differs { differences, .. } = verdict {
+                print_differences("cpython", differences, full);
+            }
+            if let stagecheck::cpython::CpythonRun::Ran { outcome } = run {
+                println!("  {:<9} {}", "cpython", shown(&outcome.terminal.to_string(), full));
+            }
+        }
+    } else {
         let mut doc = serde_json::to_value(&report).expect("report serialises");
         if let Some((python, (run, verdict))) = &cpython {
             doc["cpython"] = serde_json::json!({ "version": python.version, "run": run, "verdict": verdict });
@@ -52,19 +79,8 @@ pub(crate) fn check_cmd(
             doc["gradcheck"] = serde_json::to_value(g).expect("gradcheck serialises");
         }
         println!("{}", serde_json::to_string_pretty(&doc).expect("report serialises"));
-    } else {
-        print_report(&report);
-        if let Some((python, (run, verdict))) = &cpython {
-            println!("cpython {}: {verdict}", python.version);
-            if let stagecheck::cpython::CpythonVerdict::Differs { differences, .. } = verdict {
-                print_differences("cpython", differences);
-            }
-            if let stagecheck::cpython::CpythonRun::Ran { outcome } = run {
-                println!("  {:<9} {}", "cpython", outcome.terminal);
-            }
-        }
     }
-    if let (Some(g), false) = (&grads, json) {
+    if let (Some(g), Some(_)) = (&grads, full) {
         stagecheck::gradcheck::print(g);
     }
     let cpython_finding = cpython.as_ref().is_some_and(|(_, (_, v))| v.is_finding());
@@ -74,7 +90,7 @@ pub(crate) fn check_cmd(
 
 /// `check --target NAME`: the program on the target's worker in the target's
 /// modes among `modes`, compared by the same oracle.
-fn check_target(file: &Path, modes: &[Mode], json: bool, config: stagecheck::executor::Config, name: &str) -> Result<ExitCode, InputError> {
+fn check_target(file: &Path, modes: &[Mode], output: Output, config: stagecheck::executor::Config, name: &str) -> Result<ExitCode, InputError> {
     let target = stagecheck::targets::Target::resolve(name).map_err(InputError)?;
     let modes = target.modes_of(modes).map_err(InputError)?;
     let source = read_program(file)?;
@@ -82,18 +98,21 @@ fn check_target(file: &Path, modes: &[Mode], json: bool, config: stagecheck::exe
     let mut worker = Worker::for_target(&target, config).map_err(InputError)?;
     let version = worker.target_ready().map(|r| r.version.clone()).unwrap_or_default();
     let report = check_or_slow(&mut worker, &source, &path, &modes)?;
-    if json {
-        let mut doc = serde_json::to_value(&report).expect("report serialises");
-        doc["target"] = serde_json::json!({ "name": target.name, "version": version });
-        println!("{}", serde_json::to_string_pretty(&doc).expect("report serialises"));
-    } else {
-        println!("target {} ({version})", target.name);
-        print_report(&report);
+    match output {
+        Output::Json => {
+            let mut doc = serde_json::to_value(&report).expect("report serialises");
+            doc["target"] = serde_json::json!({ "name": target.name, "version": version });
+            println!("{}", serde_json::to_string_pretty(&doc).expect("report serialises"));
+        }
+        Output::Text { full } => {
+            println!("target {} ({version})", target.name);
+            print_report(&report, full);
+        }
     }
     Ok(if report.verdict.is_finding() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-fn print_report(report: &stagecheck::check::CheckReport) {
+fn print_report(report: &stagecheck::check::CheckReport, full: bool) {
     let modes: Vec<String> = report.runs.iter().map(|(m, _)| m.to_string()).collect();
     match &report.verdict {
         Verdict::Agree => println!("{}: agree ({})", report.file, modes.join(", ")),
@@ -112,7 +131,7 @@ fn print_report(report: &stagecheck::check::CheckReport) {
                 Some(Difference::UnexpectedRefusal { .. }) => println!("{}: UNEXPECTED REFUSAL in {mode}", report.file),
                 _ => println!("{}: DIVERGED: original and {mode} part ways", report.file),
             }
-            print_differences(mode.name(), differences);
+            print_differences(mode.name(), differences, full);
         }
     }
     if let Some(slow) = &report.slow {
@@ -123,41 +142,28 @@ fn print_report(report: &stagecheck::check::CheckReport) {
         );
     }
     for (mode, run) in &report.runs {
+        let ended = |outcome: &stagecheck::executor::Outcome| shown(&outcome.terminal.to_string(), full);
         match run {
-            ModeRun::Ran { outcome } if outcome.taken_from.is_some() => println!("  {mode:<9} {}{}", outcome.terminal, taken_note(outcome)),
-            ModeRun::Ran { outcome } if *mode == Mode::StagedGpu || outcome.tolerance.is_some() => println!("  {mode:<9} {}{}", outcome.terminal, gpu_note(outcome)),
-            ModeRun::Ran { outcome } => println!("  {mode:<9} {}", outcome.terminal),
-            ModeRun::Refused { error } => println!("  {mode:<9} refused: {}: {}", error.construct, error.reason),
-            ModeRun::Uncompilable { message, .. } => println!("  {mode:<9} uncompilable: {message}"),
-            ModeRun::ConverterCrashed { message } => println!("  {mode:<9} crashed in conversion: {message}"),
+            ModeRun::Ran { outcome } if outcome.taken_from.is_some() => println!("  {mode:<9} {}{}", ended(outcome), taken_note(outcome)),
+            ModeRun::Ran { outcome } if *mode == Mode::StagedGpu || outcome.tolerance.is_some() => println!("  {mode:<9} {}{}", ended(outcome), gpu_note(outcome)),
+            ModeRun::Ran { outcome } => println!("  {mode:<9} {}", ended(outcome)),
+            ModeRun::Refused { error } => println!("  {mode:<9} refused: {}: {}", error.construct, shown(&error.reason, full)),
+            ModeRun::Uncompilable { message, .. } => println!("  {mode:<9} uncompilable: {}", shown(message, full)),
+            ModeRun::ConverterCrashed { message } => println!("  {mode:<9} crashed in conversion: {}", shown(message, full)),
         }
     }
 }
 
-/// The differences of `mode`'s run from the original's, one per line.
-fn print_differences(mode: &str, differences: &[Difference]) {
+/// A message or a run's ending: whole with `--full`, else cut when long.
+fn shown(text: &str, full: bool) -> String {
+    if full { text.to_string() } else { stagecheck::abbreviate::text(text) }
+}
+
+/// The differences of `mode`'s run from the original's, one per line;
+/// `full`: values and messages whole.
+fn print_differences(mode: &str, differences: &[Difference], full: bool) {
     for d in differences {
-        match d {
-            Difference::Terminal { original, other } => println!("  terminal: original {original}; {mode} {other}"),
-            Difference::Stdout { line, original, other } => {
-                println!("  stdout line {line}: original {original:?}; {mode} {other:?}")
-            }
-            Difference::Global { name, original, other } => {
-                let show = |v: &Option<stagecheck::executor::Value>| v.as_ref().map_or("<absent>".to_string(), |v| v.to_string());
-                println!("  global {name}: original {}; {mode} {}", show(original), show(other))
-            }
-            Difference::Crash { message } => println!("  the VM crashed in {mode}: {message}"),
-            Difference::Uncompilable { message, line } if mode == "cpython" => {
-                println!("  CPython does not compile the program (line {line}): {message}")
-            }
-            Difference::Uncompilable { message, line } => {
-                println!("  the converted program does not compile (converted line {line}): {message}")
-            }
-            d => {
-                let (what, _, other) = d.describe();
-                println!("  {what} in {mode}: {other}")
-            }
-        }
+        println!("  {}", d.line(mode, full));
     }
 }
 

@@ -70,8 +70,8 @@ pub(crate) fn corpus_replay(dir: &Path) -> Result<ExitCode, InputError> {
     let (mut failed, mut skipped) = (0, 0);
     for p in &paths {
         let entry = stagecheck::corpus::Entry::load(p).map_err(InputError)?;
-        if let Some(why) = entry.unavailable() {
-            println!("SKIP {}: target {} cannot run here: {why}", p.display(), entry.target.as_deref().unwrap_or_default());
+        if let Some(skip) = entry.skip() {
+            println!("{skip}");
             skipped += 1;
             continue;
         }
@@ -80,8 +80,7 @@ pub(crate) fn corpus_replay(dir: &Path) -> Result<ExitCode, InputError> {
             failed += 1;
         }
     }
-    let skipped_note = if skipped > 0 { format!(", {skipped} skipped (their target cannot run here)") } else { String::new() };
-    println!("corpus: {} programs, {} as expected, {failed} not{skipped_note}", paths.len(), paths.len() - failed - skipped);
+    println!("corpus: {}", counts(paths.len(), failed, skipped));
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
@@ -96,6 +95,16 @@ pub(crate) fn corpus_add(args: CorpusAddArgs) -> Result<ExitCode, InputError> {
 pub(crate) fn corpus_review(dir: &Path, out: &Path) -> Result<ExitCode, InputError> {
     let reviewed = stagecheck::html::review::review(dir, out).map_err(InputError)?;
     let failed = reviewed.iter().filter(|r| r.pass.is_err()).count();
-    println!("corpus review: {} entries ({failed} not as expected): {}", reviewed.len(), out.join("index.html").display());
+    let skipped = reviewed.iter().filter(|r| r.skipped.is_some()).count();
+    for skip in reviewed.iter().filter_map(|r| r.skipped.as_ref()) {
+        println!("{skip}");
+    }
+    println!("corpus review: {}: {}", counts(reviewed.len(), failed, skipped), out.join("index.html").display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// `replay`'s and `review`'s count line: how many entries, as expected, not, skipped.
+fn counts(total: usize, failed: usize, skipped: usize) -> String {
+    let skipped_note = if skipped > 0 { format!(", {skipped} skipped (their target cannot run here)") } else { String::new() };
+    format!("{total} programs, {} as expected, {failed} not{skipped_note}", total - failed - skipped)
 }

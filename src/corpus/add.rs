@@ -101,21 +101,10 @@ pub fn add(file: &Path, options: &Options, worker: &mut Worker) -> Result<PathBu
     Ok(path)
 }
 
-/// The first difference, in a line.
+/// The first difference, in a line (long values cut around where the
+/// sides part: [`Difference::line`]).
 fn describe(mode: Mode, differences: &[Difference]) -> String {
-    let what = match differences.first() {
-        Some(Difference::Terminal { original, other }) => format!("original {original}; {mode} {other}"),
-        Some(Difference::Stdout { line, original, other }) => format!("stdout line {line}: original {original:?}; {mode} {other:?}"),
-        Some(Difference::Global { name, .. }) => format!("global {name} differs in {mode}"),
-        Some(Difference::Crash { message }) => format!("the VM crashed in {mode}: {message}"),
-        Some(Difference::Uncompilable { message, .. }) => format!("the converted program does not compile: {message}"),
-        Some(d) => {
-            let (what, _, other) = d.describe();
-            format!("{what} in {mode}: {other}")
-        }
-        None => String::new(),
-    };
-    what.replace('\n', " ")
+    differences.first().map_or(String::new(), |d| d.line(mode.name(), false)).replace('\n', " ")
 }
 
 /// One more than the largest `NNN_` prefix in `dir`.

@@ -65,10 +65,10 @@ pub fn render(summary: &Summary) -> String {
                 let (what, original, other) = d.describe();
                 match (d, original) {
                     (Difference::Stdout { .. } | Difference::Global { .. } | Difference::Terminal { .. }, Some(original)) => {
-                        let _ = writeln!(m, "- {}: as written {}; {mode} {}", md::text(&what), clip(&original), clip(&other));
+                        let _ = writeln!(m, "- {}: as written {}; {mode} {}", md::text(&what), side(&original), side(&other));
                     }
                     _ => {
-                        let _ = writeln!(m, "- {} ({mode}): {}", md::text(&what), clip(&other));
+                        let _ = writeln!(m, "- {} ({mode}): {}", md::text(&what), side(&other));
                     }
                 }
             }
@@ -159,4 +159,10 @@ fn clip(s: &str) -> String {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line,
     })
+}
+
+/// A side of a difference ([`Difference::describe`]: long values already
+/// cut around where the sides part), on one line.
+fn side(s: &str) -> String {
+    md::code(&s.replace('\n', "⏎"))
 }

@@ -212,7 +212,7 @@ fn findings_table(findings: &[Finding], dir: &Path) -> String {
             // The modes' verdict, typed; another oracle's (CPython), as saved.
             let difference = match verdict_text.as_deref().map(|t| (t, serde_json::from_str::<Verdict>(t))) {
                 Some((_, Ok(verdict))) => first_difference(&verdict),
-                Some((text, Err(_))) => format!("<div class=\"divergent\">{MARKER}<code>{}</code></div>", escape(&shorten(text))),
+                Some((text, Err(_))) => format!("<div class=\"divergent\">{MARKER}<code>{}</code></div>", escape(&crate::abbreviate::text(text))),
                 None => "<span class=\"muted\">(no verdict.json)</span>".to_string(),
             };
             let mut files = Vec::new();
@@ -245,19 +245,10 @@ fn first_difference(verdict: &Verdict) -> String {
 }
 
 /// One difference between the original and `mode`: the other side in a
-/// `divergent` block with its marker.
+/// `divergent` block with its marker; long values cut around where the
+/// sides part ([`Difference::describe`]; the finding's files hold the whole).
 pub fn difference_html(mode: Mode, d: &Difference) -> String {
     let (what, original, other) = d.describe();
-    let original = original.map_or(String::new(), |o| format!("<br>original: <code>{}</code>", escape(&shorten(&o))));
-    format!("{}{original}<div class=\"divergent\">{MARKER}{mode}: <code>{}</code></div>", escape(&what), escape(&shorten(&other)))
-}
-
-/// At most 400 characters of a value or an output line (the finding's
-/// files hold the whole).
-fn shorten(text: &str) -> String {
-    const MAX: usize = 400;
-    if text.chars().count() <= MAX {
-        return text.to_string();
-    }
-    text.chars().take(MAX).chain(" …".chars()).collect()
+    let original = original.map_or(String::new(), |o| format!("<br>original: <code>{}</code>", escape(&o)));
+    format!("{}{original}<div class=\"divergent\">{MARKER}{mode}: <code>{}</code></div>", escape(&what), escape(&other))
 }

@@ -3,12 +3,17 @@
 //! mode's outcome (how it ended, stdout, globals) with what differs from the
 //! original marked `divergent`, the original and converted source side by
 //! side (aligned by the source map), and the graphs the staged run traced.
+//! Each entry runs as `corpus replay` runs it ([`Entry::check`]): an entry
+//! with a `# target:` on that target, its page showing the target's runs
+//! (the target's converted source is its own: not shown), and one whose
+//! target cannot run here is listed as skipped, saying why ([`Entry::skip`]),
+//! so that the review's counts are replay's.
 
 use super::report_page::difference_html;
 use super::{escape, link, page, table, MARKER};
-use crate::check::{check, CheckReport};
+use crate::check::CheckReport;
 use crate::corpus::{files, Entry, Expect};
-use crate::executor::{Config, Outcome, Value};
+use crate::executor::{Config, Outcome};
 use crate::worker::Worker;
 use crate::fuzz::report::atomic_write;
 use crate::modes::{Mode, ModeRun};
@@ -26,8 +31,10 @@ pub struct Reviewed {
     pub expect: Option<Expect>,
     /// `agree`, `refused`, `diverged`, or why the entry could not be checked.
     pub actual: String,
-    /// `Ok` when the verdict is the expected one.
+    /// `Ok` when the verdict is the expected one (or the entry was skipped).
     pub pass: Result<(), String>,
+    /// Why the entry was not run: its target cannot run here (replay's `SKIP` line).
+    pub skipped: Option<String>,
     /// The entry's page, relative to the index (none for an unreadable entry).
     pub page: Option<String>,
 }
@@ -48,21 +55,30 @@ pub fn review(dir: &Path, out: &Path) -> Result<Vec<Reviewed>, String> {
             Ok(e) => e,
             Err(e) => {
                 let actual = "unreadable header".to_string();
-                reviewed.push(Reviewed { path, id: String::new(), construct: String::new(), expect: None, actual, pass: Err(e), page: None });
+                reviewed.push(Reviewed { path, id: String::new(), construct: String::new(), expect: None, actual, pass: Err(e), skipped: None, page: None });
                 continue;
             }
         };
-        let report = check(&mut worker, &entry.source, &path, &entry.modes).map_err(|e| e.to_string());
+        if let Some(skip) = entry.skip() {
+            let actual = "skipped".to_string();
+            reviewed.push(Reviewed { path, id: entry.id, construct: entry.construct, expect: Some(entry.expect), actual, pass: Ok(()), skipped: Some(skip), page: None });
+            continue;
+        }
+        let report = entry.check(&mut worker);
         let pass = report.as_ref().map_err(Clone::clone).and_then(|r| entry.judge(&r.verdict));
         let actual = match &report {
             Ok(r) => verdict_name(&r.verdict).to_string(),
             Err(e) => e.clone(),
         };
-        let conversion = convert(&entry.source, &path);
+        // A target converts in its own runtime; ours would be another program.
+        let conversion = match &entry.target {
+            Some(target) => Err(format!("<p class=\"muted\">Converted by the target {} in its own runtime: its converted source is not shown.</p>", escape(target))),
+            None => convert(&entry.source, &path).map_err(|e| format!("<p class=\"refused-line\">Not converted: {}</p>", escape(&e.to_string()))),
+        };
         let name = page_name(&entry.id, &mut names);
-        let html = entry_page(&entry, &report, conversion.as_ref().map_err(|e| e.to_string()), &pass);
+        let html = entry_page(&entry, &report, conversion.as_ref().map_err(Clone::clone), &pass);
         atomic_write(&out.join(&name), html.as_bytes()).map_err(|e| format!("{}: {e}", out.join(&name).display()))?;
-        reviewed.push(Reviewed { path, id: entry.id, construct: entry.construct, expect: Some(entry.expect), actual, pass, page: Some(name) });
+        reviewed.push(Reviewed { path, id: entry.id, construct: entry.construct, expect: Some(entry.expect), actual, pass, skipped: None, page: Some(name) });
     }
     let index = index_page(dir, &reviewed);
     atomic_write(&out.join("index.html"), index.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -105,11 +121,13 @@ fn badge(text: &str) -> String {
 
 fn index_page(dir: &Path, reviewed: &[Reviewed]) -> String {
     let failed = reviewed.iter().filter(|r| r.pass.is_err()).count();
+    let skipped = reviewed.iter().filter(|r| r.skipped.is_some()).count();
     let count = |v: &str| reviewed.iter().filter(|r| r.actual == v).count();
     let mut b = format!("<h1>Corpus review</h1>\n<p class=\"sub\">{}: {} entries</p>\n<div class=\"cards\">", escape(&dir.display().to_string()), reviewed.len());
     for (class, n, l) in [
-        ("good", reviewed.len() - failed, "as expected"),
+        ("good", reviewed.len() - failed - skipped, "as expected"),
         (if failed > 0 { "bad" } else { "" }, failed, "not as expected"),
+        ("", skipped, "skipped (target cannot run here)"),
         ("", count("agree"), "agree"),
         ("", count("refused"), "refused"),
         ("", count("diverged"), "diverged (accepted or not)"),
@@ -125,9 +143,10 @@ fn index_page(dir: &Path, reviewed: &[Reviewed]) -> String {
                 None => escape(&r.path),
             };
             let actual = if matches!(r.actual.as_str(), "agree" | "refused" | "diverged") { badge(&r.actual) } else { escape(&r.actual) };
-            let result = match &r.pass {
-                Ok(()) => "<span class=\"pass\">pass</span>".to_string(),
-                Err(e) => format!("<span class=\"fail\">fail</span> <span class=\"muted\">{}</span>", escape(e)),
+            let result = match (&r.pass, &r.skipped) {
+                (Ok(()), Some(skip)) => format!("<span class=\"muted\">{}</span>", escape(skip)),
+                (Ok(()), None) => "<span class=\"pass\">pass</span>".to_string(),
+                (Err(e), _) => format!("<span class=\"fail\">fail</span> <span class=\"muted\">{}</span>", escape(e)),
             };
             let cells = vec![id, escape(&r.construct), r.expect.map_or(String::new(), |e| badge(expect_name(e))), actual, result, format!("<code>{}</code>", escape(&r.path))];
             (if r.pass.is_err() { "fail".to_string() } else { String::new() }, cells)
@@ -160,12 +179,13 @@ fn mode_differences(report: &CheckReport) -> Vec<ModeDiff> {
 
 fn entry_page(entry: &Entry, report: &Result<CheckReport, String>, conversion: Result<&Conversion, String>, pass: &Result<(), String>) -> String {
     let mut b = format!(
-        "<p class=\"sub\">{}</p>\n<h1>{}</h1>\n<p class=\"sub\"><code>{}</code> · construct {} · modes {}</p>\n",
+        "<p class=\"sub\">{}</p>\n<h1>{}</h1>\n<p class=\"sub\"><code>{}</code> · construct {} · modes {}{}</p>\n",
         link("index.html", "← corpus review"),
         escape(&entry.id),
         escape(&entry.path.display().to_string()),
         escape(&entry.construct),
-        escape(&entry.modes.iter().map(|m| m.name()).collect::<Vec<_>>().join(", "))
+        escape(&entry.modes.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")),
+        entry.target.as_ref().map_or(String::new(), |t| format!(" · run on the target <b>{}</b>", escape(t)))
     );
     let actual = report.as_ref().map_or("error", |r| verdict_name(&r.verdict));
     let _ = write!(b, "<p>expected {} · actual {} · ", badge(expect_name(entry.expect)), badge(actual));
@@ -242,7 +262,7 @@ fn entry_page(entry: &Entry, report: &Result<CheckReport, String>, conversion: R
     });
     if let Some(graph) = graph {
         let _ = write!(b, "<h2 id=\"graph\">Graph (staged)</h2>\n<pre class=\"graph\">{}</pre>\n", escape(graph));
-    } else if entry.modes.contains(&Mode::Staged) {
+    } else if entry.modes.contains(&Mode::Staged) && entry.target.is_none() {
         b.push_str("<h2 id=\"graph\">Graph (staged)</h2>\n<p class=\"muted\">Nothing was traced.</p>\n");
     }
     page(&entry.id, &b)
@@ -293,13 +313,22 @@ fn outcomes_table(report: &CheckReport, diffs: &[ModeDiff]) -> String {
         }
     }
     for name in names {
+        let value_in = |run| global(run, name);
+        // A long value is cut around where it parts from the original's (the
+        // original's own, from the first run that differs from it).
+        let original = report.runs.first().and_then(|(_, run)| value_in(run));
+        let differing = report.runs.iter().skip(1).map(|(_, run)| value_in(run)).find(|v| *v != original).flatten();
         let values: Vec<String> = report
             .runs
             .iter()
-            .map(|(mode, run)| {
-                let Some(o) = outcome(run) else { return String::new() };
-                let value = o.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v);
-                let text = value.map_or("<span class=\"muted\">(absent)</span>".to_string(), |v: &Value| format!("<code>{}</code>", escape(&v.to_string())));
+            .enumerate()
+            .map(|(i, (mode, run))| {
+                let Some(_) = outcome(run) else { return String::new() };
+                let against = if i == 0 { differing.or(original) } else { original };
+                let text = match value_in(run) {
+                    Some(v) => format!("<code>{}</code>", escape(&crate::abbreviate::values(against, Some(v)).1)),
+                    None => "<span class=\"muted\">(absent)</span>".to_string(),
+                };
                 cell(text, differs(*mode, &|d| matches!(d, Difference::Global { name: n, .. } if n == name)))
             })
             .collect();
@@ -309,6 +338,11 @@ fn outcomes_table(report: &CheckReport, diffs: &[ModeDiff]) -> String {
     rows.push(("muted".to_string(), std::iter::once("time".to_string()).chain(times).collect()));
     let head: Vec<&str> = std::iter::once("").chain(modes).collect();
     table("outcomes", &head, &rows)
+}
+
+/// The value of the global `name` after `run`, if it ran and left one.
+fn global<'a>(run: &'a ModeRun, name: &str) -> Option<&'a crate::executor::Value> {
+    outcome(run)?.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v)
 }
 
 fn outcome(run: &ModeRun) -> Option<&Outcome> {
@@ -346,14 +380,15 @@ fn stdout_html(o: &Outcome, divergent_line: Option<usize>) -> String {
 /// to the original line the source map gives it (its first converted line
 /// on the same row, or the next original line when its text is the same;
 /// later ones, and generated lines, on rows of their own, with the original
-/// line they come from in a gutter).
+/// line they come from in a gutter). `Err`: the HTML saying why there is
+/// no converted source (not converted; converted by a target).
 fn source_section(original: &str, conversion: Result<&Conversion, String>, hot: &BTreeSet<u32>, hot_converted: &BTreeSet<u32>, refused: Option<u32>) -> String {
     let mut b = String::from("<h2 id=\"source\">Original and converted</h2>\n");
     let orig: Vec<&str> = original.lines().collect();
     let (conv, map): (Vec<&str>, &[u32]) = match &conversion {
         Ok(c) => (c.source.lines().collect(), &c.map.lines[..]),
-        Err(e) => {
-            let _ = write!(b, "<p class=\"refused-line\">Not converted: {}</p>\n", escape(e));
+        Err(note) => {
+            let _ = writeln!(b, "{note}");
             (Vec::new(), &[][..])
         }
     };
