@@ -364,6 +364,7 @@ fn tf_function_values_render_by_value() {
     let out = stagecheck(&["check", "--target", "tf-function", path.to_str().unwrap()]);
     let stdout = text(&out.stdout);
     assert!(stdout.contains("DIVERGED") && stdout.contains("global b"), "{stdout}{}", text(&out.stderr));
+}
 
 /// `corpus review` runs an entry as `corpus replay` does (`Entry::check`): a
 /// target entry on its target, so corpus/tf-function reviews as it replays,
