@@ -19,13 +19,16 @@ def _code_names(code, out, done):
     done.add(id(code))
     out.update(code.co_names)
     for c in code.co_consts:
-        if hasattr(c, 'co_names') and id(c) not in done:
+        # A constant is a code object or a value of a built-in type (no
+        # hasattr: it raises and catches an AttributeError per constant).
+        if type(c) is _CodeType and id(c) not in done:
             _code_names(c, out, done)
     return out
 
 
 _MISSING = object()
 _FunctionType = type(_code_names)
+_CodeType = type(_code_names.__code__)
 _ModuleType = type(_n)
 _MethodType = type(_Tensors([]).rebuild)
 _EXACT = frozenset([int, float, bool, str, bytes, complex, type(None), type(Ellipsis), type(NotImplemented), range, slice])
@@ -43,7 +46,7 @@ class _Slots:
 # Immutable objects of the interpreter's own types, guarded by identity.
 _IDENTITY = frozenset([type(len), type([].append), type(list.append), type(object.__init__),
                        type(object().__str__), type(dict.fromkeys), type(_Slots.__dict__['slot']),
-                       type(type.__dict__['__dict__']), type(_code_names.__code__)])
+                       type(type.__dict__['__dict__']), _CodeType])
 
 
 class _Runtime:
