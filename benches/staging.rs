@@ -23,6 +23,12 @@
 //! untimed: `scripts/bench-instructions` counts the instructions of a run
 //! with 1 call and one with 1 + n under callgrind, a per-call figure that a
 //! busy machine does not disturb (wall-clock times here vary by half).
+//!
+//! `STAGING_GENERATED=n` instead runs the fuzz bench's first `n` generated
+//! tensor programs once each, in the mode the first argument names
+//! (`original`, `unstaged`, else `staged`), in this process:
+//! `scripts/bench-instructions --generated` counts the instructions of their
+//! runs (tracing included), staged against original.
 
 use stagecheck::executor::{tensors::Mode, Config, Terminal};
 use stagecheck::worker::Worker;
@@ -92,9 +98,41 @@ fn counted(calls: usize, config: Config) {
     }
 }
 
+/// `STAGING_GENERATED=n`'s mode (module doc): the fuzz bench's first `n`
+/// tensor programs (seed 11, odd indices), each run once in the mode the
+/// first argument names (original, unstaged; else staged: the converted
+/// program), in this process; prints the sum of their `execute` phases.
+fn generated(count: u64, mode: Mode, config: Config) {
+    let mut worker = Worker::in_process(config);
+    let mut execute = Duration::ZERO;
+    for k in 0..count {
+        let case = stagecheck::fuzz::case::Case::from_seed(11, 2 * k + 1, stagecheck_generator::Family::Tensor);
+        let source = match mode {
+            Mode::Original => case.program.source,
+            _ => match stagecheck_transformer::convert(&case.program.source, "bench.py") {
+                Ok(c) => c.source,
+                Err(_) => continue,
+            },
+        };
+        let _ = worker.run_in(&source, "bench.py", mode);
+        execute += worker.last_phases().execute;
+    }
+    println!("{count} generated tensor programs, {mode:?}: execute {:.1} ms", execute.as_secs_f64() * 1e3);
+}
+
 fn main() {
     let mut config = Config::default();
     config.time_limit = Duration::from_secs(120);
+    if let Some(count) = std::env::var("STAGING_GENERATED").ok().and_then(|n| n.parse().ok()) {
+        let mode = match std::env::args().nth(1).as_deref() {
+            Some("original") => Mode::Original,
+            Some("unstaged") => Mode::Unstaged,
+            _ => Mode::Staged,
+        };
+        // As the fuzz loop runs them: no graph text per run.
+        config.keep_graph = false;
+        return generated(count, mode, config);
+    }
     if let Some(calls) = std::env::var("STAGING_CALLS").ok().and_then(|n| n.parse().ok()) {
         config.time_limit = Duration::from_secs(3600);
         return counted(calls, config);

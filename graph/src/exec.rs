@@ -154,6 +154,13 @@ impl Plans {
         Plans(lib.functions.iter().map(|f| Plan::new(lib, f)).collect())
     }
 
+    /// Plans the functions of `lib` past those planned already (`lib` grew
+    /// by them, the others unchanged, and has been validated).
+    pub fn extend(&mut self, lib: &Library) {
+        let start = self.0.len();
+        self.0.extend(lib.functions[start..].iter().map(|f| Plan::new(lib, f)));
+    }
+
     /// How many functions were planned.
     pub fn len(&self) -> usize {
         self.0.len()

@@ -58,5 +58,5 @@ pub use op::{IndexItem, Op, DYN};
 pub use scalar::Scalar;
 pub use shape::{broadcast_shapes, MAX_ELEMENTS};
 pub use tensor::{Data, Tensor};
-pub use validate::validate;
+pub use validate::{validate, validate_from};
 pub use value::Value;

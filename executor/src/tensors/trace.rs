@@ -196,6 +196,9 @@ pub struct Tracer {
     pending_raise: HashMap<FnId, RaiseInfo>,
     /// Functions whose execution may run a raise node (theirs or a callee's).
     raising: std::collections::HashSet<FnId>,
+    /// A function the snapshot holds was written since it was taken: the
+    /// next snapshot validates and plans the whole library again.
+    stale: bool,
 }
 
 /// A validated library and its plans, as run (see `Tracer::snapshot`).
@@ -220,17 +223,44 @@ impl Tracer {
     }
 
     /// The library to run, validated and planned once per change (run it
-    /// with [`Snapshot::executor`] after the tracer's borrow ends).
+    /// with [`Snapshot::executor`] after the tracer's borrow ends). Traces
+    /// only append functions: the last snapshot, when nothing else holds it
+    /// (no graph of it running) and none of its functions was written since
+    /// (`stale`), is extended by the new ones, validated and planned alone,
+    /// instead of copying, validating and planning the whole library again
+    /// at every call that follows a trace (quadratic in the functions).
     pub fn snapshot(&mut self) -> Result<std::rc::Rc<Snapshot>, String> {
         if let Some(s) = &self.snapshot {
-            if s.plans.len() == self.library.functions.len() {
+            if s.plans.len() == self.library.functions.len() && !self.stale {
                 return Ok(s.clone());
             }
         }
-        stagecheck_graph::validate(&self.library)?;
-        let s = std::rc::Rc::new(Snapshot { plans: Plans::new(&self.library), library: self.library.clone() });
+        let last = self.snapshot.take().filter(|_| !self.stale).and_then(|s| std::rc::Rc::try_unwrap(s).ok());
+        self.stale = false;
+        let s = match last {
+            Some(mut s) => {
+                let start = s.library.functions.len();
+                stagecheck_graph::validate_from(&self.library, start)?;
+                s.library.functions.extend_from_slice(&self.library.functions[start..]);
+                s.plans.extend(&s.library);
+                s
+            }
+            None => {
+                stagecheck_graph::validate(&self.library)?;
+                Snapshot { plans: Plans::new(&self.library), library: self.library.clone() }
+            }
+        };
+        let s = std::rc::Rc::new(s);
         self.snapshot = Some(s.clone());
         Ok(s)
+    }
+
+    /// Fills the library slot `id` (reserved by `begin`).
+    fn set_function(&mut self, id: FnId, f: Function) {
+        if self.snapshot.as_ref().is_some_and(|s| (id.0 as usize) < s.library.functions.len()) {
+            self.stale = true;
+        }
+        self.library.functions[id.0 as usize] = f;
     }
 
     /// Records a host call of `site` (a Python function the runtime
@@ -368,7 +398,8 @@ impl Tracer {
             if b.may_raise(&self.raising) {
                 self.raising.insert(id);
             }
-            self.library.functions[id.0 as usize] = b.finish(&locals);
+            let f = b.finish(&locals);
+            self.set_function(id, f);
         }
         Ok(id)
     }
@@ -391,7 +422,8 @@ impl Tracer {
             self.output_sigs.insert(id, results.clone());
             let outs = b.push_raise(info, results);
             self.raising.insert(id);
-            self.library.functions[id.0 as usize] = b.finish(&outs);
+            let f = b.finish(&outs);
+            self.set_function(id, f);
         }
         id
     }
@@ -424,7 +456,8 @@ impl Tracer {
             if b.may_raise(&self.raising) {
                 self.raising.insert(id);
             }
-            self.library.functions[id.0 as usize] = b.finish(&outs);
+            let f = b.finish(&outs);
+            self.set_function(id, f);
         }
     }
 
@@ -546,5 +579,58 @@ impl Input {
             Input::Eager(t) => (t.dtype(), t.shape().to_vec()),
             Input::Symbolic(s) => (s.dtype, s.shape.clone()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A traced function `x -> -x` (and, with `callee`, a call of it first).
+    fn trace_one(t: &mut Tracer, name: &str, callee: Option<FnId>) -> FnId {
+        let sig = (DType::Float32, vec![2]);
+        let x = t.begin(name, vec![sig.clone()], false).remove(0);
+        let mut v = Input::Symbolic(x);
+        if let Some(c) = callee {
+            v = Input::Symbolic(t.call(c, &[v], None).unwrap().remove(0));
+        }
+        let y = t.op(Op::Neg, &[v], sig.0, sig.1).unwrap();
+        t.end(&[Input::Symbolic(y)], false).unwrap()
+    }
+
+    /// A snapshot extended by the functions traced since the last one is the
+    /// snapshot of the whole library; one still held (a graph of it running)
+    /// is left as it is, and a write into one of its slots is seen.
+    #[test]
+    fn snapshots_grow_with_the_library() {
+        let mut t = Tracer::default();
+        let f = trace_one(&mut t, "f", None);
+        let first = t.snapshot().unwrap();
+        assert_eq!(first.plans.len(), 1);
+        let held = first.clone();
+        let g = trace_one(&mut t, "g", Some(f));
+        drop(first);
+        let second = t.snapshot().unwrap();
+        assert_eq!(held.library.functions.len(), 1, "a held snapshot is not changed");
+        drop(held);
+        let h = trace_one(&mut t, "h", Some(g));
+        let third = t.snapshot().unwrap();
+        assert!(!std::rc::Rc::ptr_eq(&second, &third));
+        drop(second);
+        let again = t.snapshot().unwrap();
+        assert!(std::rc::Rc::ptr_eq(&third, &again), "unchanged: the same snapshot");
+        assert_eq!(third.library, t.library);
+        assert_eq!(third.plans.len(), 3);
+        let x = Tensor::from_f32(vec![1.0, -2.0], &[2]).unwrap();
+        assert_eq!(third.executor().run(h, &[x.clone()]).unwrap(), vec![Tensor::from_f32(vec![-1.0, 2.0], &[2]).unwrap()]);
+        drop((third, again));
+        // A slot the snapshot holds written again: planned anew, from scratch.
+        let sig = (DType::Float32, vec![2]);
+        let p = t.begin("p", vec![sig.clone()], false).remove(0);
+        t.set_function(f, Function { name: "f".into(), params: vec![sig.clone()], results: vec![sig], nodes: vec![], outputs: vec![ValueId(0)] });
+        t.end(&[Input::Symbolic(p)], false).unwrap();
+        let fresh = t.snapshot().unwrap();
+        assert_eq!(fresh.library, t.library);
+        assert_eq!(fresh.executor().run(h, &[x.clone()]).unwrap(), vec![x]);
     }
 }

@@ -11,7 +11,8 @@ from stagecheck.ag.variables import Undefined as _Undefined
 from stagecheck.staging.structures import Tensor, _signature, _same_python, _as_list, _staged_value
 from stagecheck.staging.undefined import _Unusable
 from stagecheck.staging.raises import _run_path, _end_raising
-from stagecheck.staging.side_effects import _SideEffects, check_side_effect
+from stagecheck.staging.side_effects import check_side_effect
+from stagecheck.staging import side_effects as _side_effects
 from stagecheck.staging import lists as _lists
 from stagecheck import gradients as _grad
 
@@ -39,7 +40,7 @@ def _traced_now(label, params, fn):
     `fn` returned, and the exception that ended the trace (deferred to a
     raise node: `_defer`) or None."""
     handles = _n.trace_begin(label, params)
-    _SideEffects.depth += 1
+    _side_effects.depth += 1
     saved_check = _dispatch.call_check
     _dispatch.call_check = check_side_effect
     # Any other exception aborts the trace and goes on unchanged.
@@ -57,7 +58,7 @@ def _traced_now(label, params, fn):
     finally:
         if not done:
             _n.trace_abort()
-        _SideEffects.depth -= 1
+        _side_effects.depth -= 1
         _dispatch.call_check = saved_check
     return fid, result, raised
 

@@ -11,18 +11,24 @@ from stagecheck.staging import functions as _functions
 StagingError = _t.StagingError
 
 
-def _code_names(code, out):
+def _code_names(code, out, done):
     """The names `code` (nested code included) may read: globals, builtins
-    and attributes."""
+    and attributes. A code whose id is in `done` was walked already, its
+    nested code with it, and is skipped: its names were collected then
+    (converted code makes a new closure of the same code at every call)."""
+    done.add(id(code))
     out.update(code.co_names)
     for c in code.co_consts:
-        if hasattr(c, 'co_names'):
-            _code_names(c, out)
+        # A constant is a code object or a value of a built-in type (no
+        # hasattr: it raises and catches an AttributeError per constant).
+        if type(c) is _CodeType and id(c) not in done:
+            _code_names(c, out, done)
     return out
 
 
 _MISSING = object()
 _FunctionType = type(_code_names)
+_CodeType = type(_code_names.__code__)
 _ModuleType = type(_n)
 _MethodType = type(_Tensors([]).rebuild)
 _EXACT = frozenset([int, float, bool, str, bytes, complex, type(None), type(Ellipsis), type(NotImplemented), range, slice])
@@ -40,7 +46,7 @@ class _Slots:
 # Immutable objects of the interpreter's own types, guarded by identity.
 _IDENTITY = frozenset([type(len), type([].append), type(list.append), type(object.__init__),
                        type(object().__str__), type(dict.fromkeys), type(_Slots.__dict__['slot']),
-                       type(type.__dict__['__dict__']), type(_code_names.__code__)])
+                       type(type.__dict__['__dict__']), _CodeType])
 
 
 class _Runtime:
@@ -102,6 +108,7 @@ class _Guards:
         self.walked = set()       # ids of functions walked with their cells and defaults
         self.called_ids = set()
         self.roots = set()
+        self.codes = set()        # ids of code objects walked (theirs kept, nested ones in their constants)
         f = function.python_function
         i = self._whole(f, self._spec('const', None, f, 'any', None, function.__name__))
         self._function(i, f, function.__name__)
@@ -275,7 +282,10 @@ class _Guards:
         self._named('attrs', i, f, text)
 
     def _code(self, f):
-        self.new_names |= _code_names(f.__code__, set()) - self.names
+        code = f.__code__
+        if id(code) not in self.codes:
+            self.keep.append(code)
+            self.new_names |= _code_names(code, set(), self.codes) - self.names
         g = f.__globals__
         self._named('globals', None, (g, _builtins_of(g)), '')
 
@@ -289,34 +299,39 @@ class _Guards:
         self.keep.append(obj)
         entry = (kind, i, obj, text)
         self.named.append(entry)
-        for name in sorted(self.names):
-            self._name(entry, name)
+        self._names(entry, sorted(self.names))
 
-    def _name(self, entry, name):
+    def _names(self, entry, names):
+        """Guards `entry`'s value (or absence) at each of `names`, in order:
+        one loop, not a call per name (a trace walks thousands)."""
         kind, i, obj, text = entry
+        roots = self.roots
         if kind == 'globals':
             g, b = obj
-            if (id(g), name) in self.roots:
-                return
-            self.roots.add((id(g), name))
-            v = g.get(name, _MISSING)
-            if v is not _MISSING:
-                self._guard('global', None, (g, name), v, name)
-            elif b is not None and name in b:
-                self._spec('global', None, (g, name), 'missing', None, name)
-                if (id(b), name) not in self.roots:
-                    self.roots.add((id(b), name))
-                    self._guard('global', None, (b, name), b[name], name)
+            gid = id(g)
+            for name in names:
+                if (gid, name) in roots:
+                    continue
+                roots.add((gid, name))
+                v = g.get(name, _MISSING)
+                if v is not _MISSING:
+                    self._guard('global', None, (g, name), v, name)
+                elif b is not None and name in b:
+                    self._spec('global', None, (g, name), 'missing', None, name)
+                    if (id(b), name) not in roots:
+                        roots.add((id(b), name))
+                        self._guard('global', None, (b, name), b[name], name)
             return
+        # The walk runs no code of the program: the object keeps its dict.
         d = _n.instance_dict(obj)
-        v = _MISSING if d is None else d.get(name, _MISSING)
-        path = '%s.%s' % (text, name)
-        if v is not _MISSING:
-            self._guard('attr', i, name, v, path)
-        elif kind == 'instance':
-            cls = type(obj)
-            if self._class_lookup(cls, name) is not _MISSING or self._class_lookup(cls, '__getattr__') is not _MISSING:
-                self._spec('attr', i, name, 'missing', None, path)
+        for name in names:
+            v = _MISSING if d is None else d.get(name, _MISSING)
+            if v is not _MISSING:
+                self._guard('attr', i, name, v, '%s.%s' % (text, name))
+            elif kind == 'instance':
+                cls = type(obj)
+                if self._class_lookup(cls, name) is not _MISSING or self._class_lookup(cls, '__getattr__') is not _MISSING:
+                    self._spec('attr', i, name, 'missing', None, '%s.%s' % (text, name))
 
     def _settle(self):
         """Walks the names found since the last settle, over every object
@@ -326,8 +341,7 @@ class _Guards:
             self.names.update(new)
             self.new_names = set()
             for entry in list(self.named):
-                for name in new:
-                    self._name(entry, name)
+                self._names(entry, new)
 
     def called(self, f):
         """A call made while tracing (converted_call): what the callee's code

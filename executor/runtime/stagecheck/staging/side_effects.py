@@ -9,10 +9,14 @@ from stagecheck.staging.guards import _Guards, _record_call
 StagingError = _t.StagingError
 
 
-class _SideEffects:
-    """Depth of staged control flow being traced: Python side effects there
-    would run once per trace, not once per execution."""
-    depth = 0
+# Depth of staged control flow being traced (control_flow._traced_now):
+# Python side effects there would run once per trace, not once per
+# execution. A module global, restored after every run like a class
+# attribute, but assigning one does not invalidate the VM's type caches
+# (RustPython scans its whole method cache at every class attribute
+# assignment: this counter's, twice per traced branch or loop part, were
+# 4% of a staged tensor run's instructions).
+depth = 0
 
 
 def check_side_effect(f):
@@ -21,7 +25,7 @@ def check_side_effect(f):
     staged control flow (they would run once per trace)."""
     if _Guards.stack:
         _record_call(f)
-    if _SideEffects.depth == 0:
+    if depth == 0:
         return
     owner = getattr(f, '__self__', None)
     if isinstance(owner, (list, dict, set)) and getattr(f, '__name__', '') in _MUTATORS:
