@@ -381,11 +381,12 @@ impl Snapshot {
         let mut restorable = Vec::new();
         let mut instance_dicts = Vec::new();
         let skipped = [vm.ctx.types.module_type, vm.ctx.types.type_type, vm.ctx.types.function_type];
+        let exact = [vm.ctx.types.list_type, vm.ctx.types.dict_type, vm.ctx.types.set_type];
+        let container = |value: &PyObjectRef| exact.iter().any(|t| value.class().is(*t));
         for ((dict, items), label) in dicts.iter().zip(&labels).skip(3) {
             for (key, value) in items {
-                let exact = [vm.ctx.types.list_type, vm.ctx.types.dict_type, vm.ctx.types.set_type];
                 let name = format!("{label}.{}", crate::render::str_of(key));
-                if exact.iter().any(|t| value.class().is(*t)) {
+                if container(value) {
                     if !crate::runtime::owns(label) {
                         restorable.push(crate::held::Items::take(value.clone()));
                     }
@@ -407,8 +408,7 @@ impl Snapshot {
             let items = own.items_vec();
             // And the containers it holds (`_module_locks.data`): one level, as for modules.
             for (key, value) in &items {
-                let exact = [vm.ctx.types.list_type, vm.ctx.types.dict_type, vm.ctx.types.set_type];
-                if exact.iter().any(|t| value.class().is(*t)) && !crate::runtime::owns(&label) {
+                if container(value) && !crate::runtime::owns(&label) {
                     restorable.push(crate::held::Items::take(value.clone()));
                     containers.push((format!("{label}.{}", crate::render::str_of(key)), value.clone()));
                 }

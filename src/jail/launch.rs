@@ -45,13 +45,19 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 pub fn confine(policy: &Policy) -> Vec<String> {
     let mut lacking = Vec::new();
     let on = |name: &str| !policy.off.iter().any(|o| o == name);
-    close_inherited();
+    crate::worker::confine::close_inherited();
     // Namespaces need a capability that is dropped next.
-    match new_namespaces() {
-        Ok(Namespaces::All) => {}
-        Ok(Namespaces::NetworkOnly(why)) => lacking.push(format!("a PID namespace (other processes' /proc readable): {why}")),
-        Err(why) => lacking.push(format!("a network namespace: {why}")),
-    }
+    let own_proc = match new_namespaces() {
+        Ok(Namespaces::All) => true,
+        Ok(Namespaces::NetworkOnly(why)) => {
+            lacking.push(format!("a PID namespace (other processes' /proc readable): {why}"));
+            false
+        }
+        Err(why) => {
+            lacking.push(format!("a network namespace: {why}"));
+            false
+        }
+    };
     drop_capabilities();
     if on("rlimits") {
         if let Err(why) = rlimits(policy) {
@@ -59,7 +65,7 @@ pub fn confine(policy: &Policy) -> Vec<String> {
         }
     }
     if on("landlock") {
-        if let Err(why) = super::paths::restrict(policy) {
+        if let Err(why) = super::paths::restrict(policy, own_proc) {
             lacking.push(format!("landlock: {why}"));
         }
     }
@@ -69,14 +75,6 @@ pub fn confine(policy: &Policy) -> Vec<String> {
         }
     }
     lacking
-}
-
-/// Closes every descriptor but stdin, stdout and stderr.
-fn close_inherited() {
-    // SAFETY: closes descriptors nothing in this process uses.
-    unsafe {
-        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
-    }
 }
 
 /// Which namespaces the jail got.
@@ -114,12 +112,8 @@ fn new_namespaces() -> Result<Namespaces, String> {
             return Ok(Namespaces::NetworkOnly(format!("cannot mount its /proc: {}", error())));
         }
     }
-    OWN_PROC.store(true, std::sync::atomic::Ordering::Relaxed);
     Ok(Namespaces::All)
 }
-
-/// Whether `/proc` is the jail's own (Landlock may then let it be read whole).
-pub static OWN_PROC: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The launcher's part once it has forked the program's process: it holds
 /// none of the program's descriptors, waits for it, and ends as it ended

@@ -17,8 +17,10 @@ pub const KERNEL_READ: &[&str] =
 /// The dynamic loader, which the kernel opens for execution with the interpreter.
 const LOADERS: &[&str] = &["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"];
 
-/// Restricts this process to `policy`'s paths; what it enforces in words, or why not.
-pub fn restrict(policy: &Policy) -> Result<String, String> {
+/// Restricts this process to `policy`'s paths; what it enforces in words,
+/// or why not. `own_proc`: `/proc` is the jail's own mount, listing only its
+/// processes, and may be read whole.
+pub fn restrict(policy: &Policy, own_proc: bool) -> Result<String, String> {
     let abi = ABI::V6;
     let read = AccessFs::ReadFile | AccessFs::ReadDir;
     let mut created = Ruleset::default()
@@ -28,7 +30,7 @@ pub fn restrict(policy: &Policy) -> Result<String, String> {
         .and_then(|r| r.create())
         .map_err(|e| e.to_string())?;
     // Its own /proc lists only the jail's processes; the host's, only this one's.
-    let own = if super::launch::OWN_PROC.load(std::sync::atomic::Ordering::Relaxed) {
+    let own = if own_proc {
         PathBuf::from("/proc")
     } else {
         PathBuf::from(format!("/proc/{}", std::process::id()))

@@ -26,6 +26,7 @@ import json
 import linecache
 import os
 import re
+import select
 import struct
 import sys
 import time
@@ -508,9 +509,8 @@ def serve_one(child, request, stdout):
     for (it is reaped later: its teardown is off the clock); a child that
     ends without one ends this worker the same way."""
     pid, request_w, r = child
-    os.write(request_w, struct.pack("<I", len(body := json.dumps(request).encode("utf-8"))) + body)
-    os.close(request_w)
-    import select
+    with os.fdopen(request_w, "wb") as requests:
+        write_frame(requests, request)
     passed, want, header = 0, None, b""
     status = None
     while want is None or passed < want:
