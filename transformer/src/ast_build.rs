@@ -91,6 +91,15 @@ pub fn name(id: &str) -> Expr {
     })
 }
 
+/// A name, assigned.
+pub fn target(id: &str) -> Expr {
+    let mut e = name(id);
+    if let Expr::Name(n) = &mut e {
+        n.ctx = ExprContext::Store;
+    }
+    e
+}
+
 /// A string literal (identifiers and source snippets alike).
 pub fn string(value: &str) -> Expr {
     let literal = ast::StringLiteral {

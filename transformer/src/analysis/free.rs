@@ -54,6 +54,20 @@ pub fn of_def(f: &ast::StmtFunctionDef) -> Names {
     of_function(Some(&f.parameters), &f.body)
 }
 
+/// The free names of a lambda (not its defaults).
+pub fn of_lambda(l: &ast::ExprLambda) -> Names {
+    let mut s = ScopeWalk::default();
+    s.function(None, |inner| {
+        if let Some(p) = l.parameters.as_deref() {
+            for p in p.iter() {
+                inner.bound.insert(p.name().id.clone());
+            }
+        }
+        inner.visit_expr(&l.body);
+    });
+    s.free(false)
+}
+
 /// One scope being walked: what it binds, reads and declares, and what its
 /// nested scopes leave unresolved.
 #[derive(Default)]

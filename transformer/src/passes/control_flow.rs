@@ -34,6 +34,10 @@ use crate::context::FunctionContext;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
+/// The base of a state getter's name: only a staged implementation calls
+/// one (pass 13 leaves its thunk in it for that reason).
+pub const GET_STATE: &str = "get_state";
+
 pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) {
     let mut live_out: Names = cx.scope.globals.union(&cx.scope.nonlocals).cloned().collect();
     live_out.extend_from(&cx.scope.nested);
@@ -111,7 +115,7 @@ fn thunk_def(name: &str, params: &[String], body: Vec<Stmt>, bound: Option<Names
 
 /// `get_state` and `set_state` of `names` (in order), and the symbol-names tuple.
 fn state_functions(names: &[String], origin: TextRange, cx: &mut FunctionContext) -> (Vec<Stmt>, String, String) {
-    let get = cx.namer.new_name("get_state");
+    let get = cx.namer.new_name(GET_STATE);
     let set = cx.namer.new_name("set_state");
     let vars = cx.namer.new_name("vars_");
     let names: Vec<String> = names.to_vec();

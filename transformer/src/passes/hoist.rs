@@ -39,23 +39,32 @@
 //! program's own functions, lambdas and classes stay where they are defined,
 //! as often as the original defines them. Generated functions inside a
 //! `try`/`with` block of a generated function stay in it (hoisted within
-//! the block). The lambdas converted expressions pass to operators
-//! (`and_`'s operands) are not moved: they are expressions, evaluated
-//! where the original evaluates them.
+//! the block).
+//!
+//! The thunks converted expressions pass to operators (`and_`'s lazy
+//! operands, a conditional expression's branches: generated lambdas
+//! without parameters) move too, named: `and_(a, lambda: i > 2)` in a loop
+//! body becomes `and_(a, thunk)` with `thunk = lambda: i > 2` before the
+//! loop body's `def` (a lambda made per iteration cost a third of a loop's
+//! time). Making a lambda evaluates nothing (no defaults), the operator
+//! alone sees it, and its body, called when the operator calls it, reads
+//! the same cells; the program's own lambdas stay, as the functions do.
 
 use crate::analysis::activity::Activity;
 use crate::analysis::{free, Names};
-use crate::ast_build::identifiers;
+use crate::ast_build::{self, identifiers};
 use crate::blocks;
 use crate::context::FunctionContext;
-use ruff_python_ast::{self as ast, Stmt};
+use ruff_python_ast::visitor::transformer::{walk_expr, walk_stmt, Transformer};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use std::cell::RefCell;
 
-pub fn run(body: &mut Vec<Stmt>, cx: &FunctionContext) {
+pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) {
     let mut function = Activity::of_stmts(body.iter()).bound;
     function.retain(|n| !cx.scope.globals.contains(n));
     function.extend_from(&cx.scope.params);
     function.extend_from(&cx.scope.nonlocals);
-    hoist_in(body, &Resolve { function, cx });
+    hoist_in(body, &mut Resolve { function, cx });
 }
 
 /// How the converted function resolves a name a generated function leaves free.
@@ -63,7 +72,7 @@ struct Resolve<'a, 'n> {
     /// What the converted function binds (its parameters included) or
     /// declares nonlocal: its own or its enclosing functions' variables.
     function: Names,
-    cx: &'a FunctionContext<'n>,
+    cx: &'a mut FunctionContext<'n>,
 }
 
 enum Binding {
@@ -88,13 +97,17 @@ impl Resolve<'_, '_> {
 
 /// In `stmts` (one block), lifts out of each generated function what may
 /// leave it, placing it just before that function.
-fn hoist_in(stmts: &mut Vec<Stmt>, r: &Resolve) {
+fn hoist_in(stmts: &mut Vec<Stmt>, r: &mut Resolve) {
     let mut out = Vec::with_capacity(stmts.len());
     for mut stmt in std::mem::take(stmts) {
         match &mut stmt {
             Stmt::FunctionDef(d) if is_scaffolding(d, r.cx) => {
                 let mut inner: Vec<Stmt> = std::mem::take(&mut d.body).into_iter().collect();
                 hoist_in(&mut inner, r);
+                // A state getter runs only under staging: its thunk stays, made when it runs.
+                if !d.name.as_str().starts_with(super::control_flow::GET_STATE) {
+                    name_thunks(&mut inner, &d.parameters, r);
+                }
                 let (leaving, declare) = movable(&inner, &d.parameters, r);
                 let (moved, mut kept): (Vec<(usize, Stmt)>, Vec<(usize, Stmt)>) =
                     inner.into_iter().enumerate().partition(|(i, _)| leaving.contains(i));
@@ -133,6 +146,7 @@ fn movable(body: &[Stmt], params: &ast::Parameters, r: &Resolve) -> (Vec<usize>,
         .enumerate()
         .filter_map(|(i, s)| match s {
             Stmt::FunctionDef(d) if is_scaffolding(d, r.cx) => Some((i, free::of_def(d))),
+            Stmt::Assign(a) => named_thunk(a, r.cx).map(|l| (i, free::of_lambda(l))),
             _ => None,
         })
         .collect();
@@ -152,7 +166,7 @@ fn movable(body: &[Stmt], params: &ast::Parameters, r: &Resolve) -> (Vec<usize>,
         }
         // Not its own variables either: what stays binds, and the functions leaving.
         let own = |n: &ruff_python_ast::name::Name| {
-            staying.locals.contains(n) || leaving.iter().any(|(i, _)| matches!(&body[*i], Stmt::FunctionDef(d) if d.name.as_str() == n.as_str()))
+            staying.locals.contains(n) || leaving.iter().any(|(i, _)| defined_name(&body[*i]) == Some(n.as_str()))
         };
         lost.retain(|n| !staying.free.contains(n) && !staying.globals.contains(n) && !own(n));
         let mut declare = Names::new();
@@ -172,6 +186,110 @@ fn movable(body: &[Stmt], params: &ast::Parameters, r: &Resolve) -> (Vec<usize>,
         leaving.retain(|(_, f)| !f.iter().any(|n| staying.locals.contains(n) || unknown.contains(n)));
         if leaving.len() == count {
             return (leaving.into_iter().map(|(i, _)| i).collect(), declare);
+        }
+    }
+}
+
+/// The name a leaving statement defines: a generated function's, or a named thunk's.
+fn defined_name(s: &Stmt) -> Option<&str> {
+    match s {
+        Stmt::FunctionDef(d) => Some(d.name.as_str()),
+        Stmt::Assign(a) => match a.targets.as_slice() {
+            [Expr::Name(n)] => Some(n.id.as_str()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `thunk = lambda: ...` as [`name_thunks`] writes it: a generated name
+/// bound to a generated lambda.
+fn named_thunk<'s>(a: &'s ast::StmtAssign, cx: &FunctionContext) -> Option<&'s ast::ExprLambda> {
+    match (a.targets.as_slice(), &*a.value) {
+        ([Expr::Name(n)], Expr::Lambda(l)) if cx.namer.is_generated(n.id.as_str()) && is_thunk(l) => Some(l),
+        _ => None,
+    }
+}
+
+fn is_named_thunk(s: &Stmt, cx: &FunctionContext) -> bool {
+    matches!(s, Stmt::Assign(a) if named_thunk(a, cx).is_some())
+}
+
+/// A lambda the converter made for an operator's lazy operand: no
+/// parameters (so no defaults).
+fn is_thunk(l: &ast::ExprLambda) -> bool {
+    ast_build::is_generated_lambda(l) && l.parameters.is_none()
+}
+
+/// Names the thunks in `body` (a generated function's, with `params`)
+/// that may leave it: none of their free names is a local of the function
+/// or a name that could be one of an enclosing function's ([`Binding::Unknown`]).
+/// Each is assigned to a fresh name just before the statement holding it.
+/// Nested scopes are not entered (their thunks may read their locals).
+fn name_thunks(body: &mut Vec<Stmt>, params: &ast::Parameters, r: &mut Resolve) {
+    let locals = free::names_of(Some(params), body.iter()).locals;
+    let mut out = Vec::with_capacity(body.len());
+    for mut stmt in std::mem::take(body) {
+        if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) && !is_named_thunk(&stmt, r.cx) {
+            // Counted first, then named: the namer is borrowed mutably.
+            let count = {
+                let eligible = |l: &ast::ExprLambda| may_leave(l, &locals, r);
+                let mut copy = stmt.clone();
+                let walk = Thunks { eligible: &eligible, cx: &*r.cx, names: None, taken: RefCell::new(Vec::new()) };
+                walk.visit_stmt(&mut copy);
+                walk.taken.into_inner().len()
+            };
+            if count > 0 {
+                let names: Vec<String> = (0..count).map(|_| r.cx.namer.new_name("thunk")).collect();
+                let eligible = |l: &ast::ExprLambda| may_leave(l, &locals, r);
+                let walk = Thunks { eligible: &eligible, cx: &*r.cx, names: Some(&names), taken: RefCell::new(Vec::new()) };
+                walk.visit_stmt(&mut stmt);
+                let origin = *ast_build::range_mut(&mut stmt);
+                for (name, lambda) in names.iter().zip(walk.taken.into_inner()) {
+                    out.push(ast_build::assign(ast_build::target(name), lambda, origin));
+                }
+            }
+        }
+        out.push(stmt);
+    }
+    *body = out;
+}
+
+/// Whether thunk `l` reads no local of a function with `locals` and
+/// nothing of unknown binding.
+fn may_leave(l: &ast::ExprLambda, locals: &Names, r: &Resolve) -> bool {
+    free::of_lambda(l).iter().all(|n| !locals.contains(n) && !matches!(r.of(n.as_str()), Binding::Unknown))
+}
+
+/// Takes the eligible thunks of a statement, outside nested scopes, in
+/// order, putting `names` in their place (without names: only counts).
+struct Thunks<'a, 'n> {
+    eligible: &'a dyn Fn(&ast::ExprLambda) -> bool,
+    cx: &'a FunctionContext<'n>,
+    names: Option<&'a [String]>,
+    taken: RefCell<Vec<Expr>>,
+}
+
+impl Transformer for Thunks<'_, '_> {
+    fn visit_stmt(&self, stmt: &mut Stmt) {
+        // A named thunk in a block was named in a function hoisted into it.
+        if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) && !is_named_thunk(stmt, self.cx) {
+            walk_stmt(self, stmt);
+        }
+    }
+
+    fn visit_expr(&self, expr: &mut Expr) {
+        match expr {
+            Expr::Lambda(l) if is_thunk(l) && (self.eligible)(l) => {
+                let k = self.taken.borrow().len();
+                let lambda = match self.names {
+                    Some(names) => std::mem::replace(expr, ast_build::name(&names[k])),
+                    None => ast_build::none(),
+                };
+                self.taken.borrow_mut().push(lambda);
+            }
+            Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {}
+            _ => walk_expr(self, expr),
         }
     }
 }

@@ -171,7 +171,7 @@ fn convert_body(
     }
     variables::run(body, &cx, prologue);
     if cx.convert_statements && cx.loops {
-        hoist::run(body, &cx);
+        hoist::run(body, &mut cx);
     }
     Ok(())
 }
