@@ -198,7 +198,8 @@ impl PyFunction {
             vm.ctx.none()
         };
 
-        let qualname = vm.ctx.new_str(code.qualname.as_str());
+        // stagecheck: the code's interned name, not a new str per function made.
+        let qualname = code.qualname.to_owned();
         let func = Self {
             code: PyAtomicRef::from(code.clone()),
             globals,

@@ -27,7 +27,6 @@ use crate::{
     vm::VirtualMachine,
 };
 use alloc::fmt;
-use core::cell::Cell;
 use core::ptr::NonNull;
 
 #[pyclass(module = false, name = "tuple", traverse = "manual")]
@@ -94,7 +93,10 @@ impl Drop for TupleFreeList {
 }
 
 thread_local! {
-    static TUPLE_FREELIST: Cell<TupleFreeList> = const { Cell::new(TupleFreeList::new()) };
+    // stagecheck: a RefCell borrowed in place, not a Cell taken and set
+    // again: that moved the 20 buckets (480 bytes) out and back, and dropped
+    // the empty list left behind, at every tuple made or freed.
+    static TUPLE_FREELIST: core::cell::RefCell<TupleFreeList> = const { core::cell::RefCell::new(TupleFreeList::new()) };
 }
 
 impl PyPayload for PyTuple {
@@ -116,16 +118,14 @@ impl PyPayload for PyTuple {
         }
         TUPLE_FREELIST
             .try_with(|fl| {
-                let mut list = fl.take();
+                let Ok(mut list) = fl.try_borrow_mut() else { return false };
                 let bucket = &mut list.buckets[len - 1];
-                let stored = if bucket.len() < Self::MAX_FREELIST {
+                if bucket.len() < Self::MAX_FREELIST {
                     bucket.push(unsafe { NonNull::new_unchecked(obj) });
                     true
                 } else {
                     false
-                };
-                fl.set(list);
-                stored
+                }
             })
             .unwrap_or(false)
     }
@@ -137,12 +137,7 @@ impl PyPayload for PyTuple {
             return None;
         }
         TUPLE_FREELIST
-            .try_with(|fl| {
-                let mut list = fl.take();
-                let result = list.buckets[len - 1].pop();
-                fl.set(list);
-                result
-            })
+            .try_with(|fl| fl.try_borrow_mut().ok().and_then(|mut list| list.buckets[len - 1].pop()))
             .ok()
             .flatten()
     }
