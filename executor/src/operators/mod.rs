@@ -109,6 +109,12 @@ fn global(global: Global, vm: &VirtualMachine) -> PyResult<Option<PyObjectRef>> 
 
 /// Whether `value` is staged: an instance of one of `dispatch.staged_types`.
 fn staged(value: &PyObject, vm: &VirtualMachine) -> PyResult<bool> {
+    // The staged types are the runtime's Python classes (`register`): an
+    // instance of a built-in type (an int, a bool, a list) is none of them,
+    // and most values tested are such.
+    if value.class().heaptype_ext.is_none() {
+        return Ok(false);
+    }
     let Some(types) = global(Global::StagedTypes, vm)? else { return Ok(false) };
     match types.downcast_ref::<PyTuple>() {
         Some(types) => Ok(types.iter().any(|t| t.downcast_ref::<PyType>().is_some_and(|t| value.fast_isinstance(t)))),

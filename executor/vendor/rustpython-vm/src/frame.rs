@@ -3882,10 +3882,13 @@ impl ExecutingFrame<'_> {
                 let owner = self.top_value();
                 let type_version = self.code.instructions.read_cache_u32(cache_base + 1);
 
+                // stagecheck: the module's dict read directly (specialised
+                // only where the module type has no such attribute); a miss
+                // takes the slow path, which calls a module `__getattr__`.
                 if type_version != 0
                     && owner.class().tp_version_tag.load(Acquire) == type_version
                     && let Some(module) = owner.downcast_ref_if_exact::<PyModule>(vm)
-                    && let Ok(value) = module.get_attr(attr_name, vm)
+                    && let Ok(Some(value)) = module.dict().get_item_opt(attr_name, vm)
                 {
                     self.pop_value();
                     if oparg.is_method() {
@@ -7469,6 +7472,29 @@ impl ExecutingFrame<'_> {
         // Check if this is a type object (class attribute access)
         if obj.downcast_ref::<PyType>().is_some() {
             self.specialize_class_load_attr(_vm, oparg, instr_idx, cache_base);
+            return;
+        }
+
+        // stagecheck: a module's attribute, before the getattro test below,
+        // which a module (its own getattro) never passed, so that the
+        // LoadAttrModule specialisation further down was never reached.
+        // Specialised only where the module type has no attribute of the
+        // name (no descriptor can take precedence over the module's dict).
+        if let Some(module) = obj.downcast_ref_if_exact::<PyModule>(_vm) {
+            let attr_name = self.code.names[oparg.name_idx() as usize];
+            let mut type_version = cls.tp_version_tag.load(Acquire);
+            if type_version == 0 {
+                type_version = cls.assign_version_tag();
+            }
+            let in_dict = matches!(module.dict().get_item_opt(attr_name, _vm), Ok(Some(_)));
+            if type_version != 0 && in_dict && cls.get_attr(attr_name).is_none() {
+                unsafe {
+                    self.code.instructions.write_cache_u32(cache_base + 1, type_version);
+                }
+                self.specialize_at(instr_idx, cache_base, Instruction::LoadAttrModule);
+            } else {
+                self.cooldown_adaptive_at(cache_base);
+            }
             return;
         }
 
