@@ -21,7 +21,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::{stagecheck, text};
+use common::{stagecheck, tensorflow, text};
 
 fn worker_script(name: &str, body: &str) -> PathBuf {
     common::third_party_target("targets", name, body)
@@ -193,29 +193,10 @@ fn bad_targets_are_refused_with_a_clear_message_and_exit_2() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
 
-/// The TensorFlow venv, made by the project's script; `None` (said on
-/// stderr) only where pip cannot reach the registry.
-fn tensorflow() -> Option<()> {
-    static READY: OnceLock<bool> = OnceLock::new();
-    let ready = *READY.get_or_init(|| {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/target-venv");
-        let out = Command::new(&script).output().expect("scripts/target-venv runs");
-        match out.status.code() {
-            Some(0) => true,
-            Some(3) => {
-                eprintln!("SKIPPED: the autograph target's tests: {}", text(&out.stderr).trim());
-                false
-            }
-            _ => panic!("scripts/target-venv failed: {}", text(&out.stderr)),
-        }
-    });
-    ready.then_some(())
-}
-
 /// AutoGraph's known bugs in one program each, checked on one worker.
 #[test]
 fn autograph_bugs_diverge_and_its_refusals_are_refusals() {
-    let Some(()) = tensorflow() else { return };
+    let Some(_) = tensorflow() else { return };
     let target = Target::resolve("autograph").expect("the autograph target");
     let mut w = Worker::for_target(&target, Config { time_limit: Duration::from_secs(10), ..Config::default() }).expect("autograph worker");
     assert!(w.target_ready().unwrap().version.starts_with("TensorFlow 2."), "{:?}", w.target_ready());
@@ -245,7 +226,7 @@ fn autograph_bugs_diverge_and_its_refusals_are_refusals() {
 /// `fuzz --target autograph` end to end: findings saved, reduced, and replayed by their one command.
 #[test]
 fn fuzzing_autograph_finds_reduces_and_replays() {
-    let Some(()) = tensorflow() else { return };
+    let Some(_) = tensorflow() else { return };
     let out_dir = std::env::temp_dir().join(format!("stagecheck-targets-fuzz-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out_dir);
     let out = stagecheck(&[
@@ -276,7 +257,7 @@ fn fuzzing_autograph_finds_reduces_and_replays() {
 /// corpus/autograph and corpus/tf-function replay as their headers expect.
 #[test]
 fn the_target_corpora_replay() {
-    let Some(()) = tensorflow() else { return };
+    let Some(_) = tensorflow() else { return };
     for target in ["autograph", "tf-function"] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
         let out = stagecheck(&["corpus", "replay", dir.to_str().unwrap()]);
@@ -303,7 +284,7 @@ fn the_target_corpora_replay() {
 /// `stdout-unstaged` drifts to once the lambdas are deleted.
 #[test]
 fn one_autograph_bug_is_one_kind_and_reduction_keeps_it() {
-    let Some(()) = tensorflow() else { return };
+    let Some(_) = tensorflow() else { return };
     let late_then_unbound = "def late():\n    fs = []\n    for i in range(3):\n        fs.append(lambda: i * 2)\n    print([f() for f in fs])\n\n\ndef unbound():\n    for j in []:\n        x = 1\n    try:\n        x\n    except NameError as e:\n        print(e)\n\n\nlate()\nunbound()\n";
     let late_returned = "g = 4\ndef make(n):\n    out = []\n    for k in range(n):\n        out.append(lambda p: p + k * 5)\n    return out\nprint('r', [h(g) for h in make(2)])\n";
     let lost = "g = 0\ndef f():\n    global g\n    for i in range(3):\n        g = i + 7\nf()\nprint(g)\n";
@@ -330,7 +311,7 @@ fn one_autograph_bug_is_one_kind_and_reduction_keeps_it() {
 /// opaque type name, so a stale capture read through `.numpy()` agreed).
 #[test]
 fn tf_function_values_render_by_value() {
-    let Some(()) = tensorflow() else { return };
+    let Some(_) = tensorflow() else { return };
     let target = Target::resolve("tf-function").expect("the tf-function target");
     let mut w = Worker::for_target(&target, Config::default()).expect("a worker");
     let pairs = [
@@ -372,7 +353,7 @@ fn tf_function_values_render_by_value() {
 /// target's runs; without the venv, both skip the same entries, saying why.
 #[test]
 fn the_review_runs_target_entries_as_replay_does() {
-    let Some(()) = tensorflow() else { return };
+    let Some(_) = tensorflow() else { return };
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/tf-function");
     let count_line = |stdout: &str, prefix: &str| -> String {
         let line = stdout.lines().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("a `{prefix}` line:\n{stdout}"));

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 /// Runs the `# replay:` command of a reduced program's header
 /// (`[NAME=VALUE ...] stagecheck check ...`), with `extra` arguments after it.
@@ -92,4 +93,25 @@ pub fn scratch(group: &str, name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temporary directory");
     dir
+}
+
+/// The TensorFlow venv's python, the venv made by `scripts/target-venv`
+/// (once per test binary: the script does nothing when the venv is there);
+/// `None` (said on stderr) only where pip cannot reach the registry.
+pub fn tensorflow() -> Option<PathBuf> {
+    static PYTHON: OnceLock<Option<PathBuf>> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/target-venv");
+            let out = Command::new(&script).output().expect("scripts/target-venv runs");
+            match out.status.code() {
+                Some(0) => Some(PathBuf::from(text(&out.stdout).trim())),
+                Some(3) => {
+                    eprintln!("SKIPPED: the TensorFlow tests: {}", text(&out.stderr).trim());
+                    None
+                }
+                _ => panic!("scripts/target-venv failed: {}", text(&out.stderr)),
+            }
+        })
+        .clone()
 }
