@@ -25,10 +25,11 @@
 //! busy machine does not disturb (wall-clock times here vary by half).
 //!
 //! `STAGING_GENERATED=n` instead runs the fuzz bench's first `n` generated
-//! tensor programs once each, in the mode the first argument names
-//! (`original`, `unstaged`, else `staged`), in this process:
-//! `scripts/bench-instructions --generated` counts the instructions of their
-//! runs (tracing included), staged against original.
+//! tensor programs (`STAGING_FAMILY=plain`: plain programs) once each, in
+//! the mode the first argument names (`original`, `unstaged`, else
+//! `staged`), in this process: `scripts/bench-instructions --generated`
+//! counts the instructions of their runs (tracing included), converted
+//! against original.
 
 use stagecheck::executor::{tensors::Mode, Config, Terminal};
 use stagecheck::worker::Worker;
@@ -99,14 +100,16 @@ fn counted(calls: usize, config: Config) {
 }
 
 /// `STAGING_GENERATED=n`'s mode (module doc): the fuzz bench's first `n`
-/// tensor programs (seed 11, odd indices), each run once in the mode the
-/// first argument names (original, unstaged; else staged: the converted
-/// program), in this process; prints the sum of their `execute` phases.
-fn generated(count: u64, mode: Mode, config: Config) {
+/// programs of `family` (seed 11; the bench alternates the families, plain
+/// first), each run once in the mode the first argument names (original,
+/// unstaged; else staged: the converted program), in this process; prints
+/// the sum of their `execute` phases.
+fn generated(count: u64, family: stagecheck_generator::Family, mode: Mode, config: Config) {
     let mut worker = Worker::in_process(config);
     let mut execute = Duration::ZERO;
+    let first = u64::from(family == stagecheck_generator::Family::Tensor);
     for k in 0..count {
-        let case = stagecheck::fuzz::case::Case::from_seed(11, 2 * k + 1, stagecheck_generator::Family::Tensor);
+        let case = stagecheck::fuzz::case::Case::from_seed(11, 2 * k + first, family);
         let source = match mode {
             Mode::Original => case.program.source,
             _ => match stagecheck_transformer::convert(&case.program.source, "bench.py") {
@@ -117,7 +120,7 @@ fn generated(count: u64, mode: Mode, config: Config) {
         let _ = worker.run_in(&source, "bench.py", mode);
         execute += worker.last_phases().execute;
     }
-    println!("{count} generated tensor programs, {mode:?}: execute {:.1} ms", execute.as_secs_f64() * 1e3);
+    println!("{count} generated {family:?} programs, {mode:?}: execute {:.1} ms", execute.as_secs_f64() * 1e3);
 }
 
 fn main() {
@@ -131,7 +134,11 @@ fn main() {
         };
         // As the fuzz loop runs them: no graph text per run.
         config.keep_graph = false;
-        return generated(count, mode, config);
+        let family = match std::env::var("STAGING_FAMILY").as_deref() {
+            Ok("plain") => stagecheck_generator::Family::Plain,
+            _ => stagecheck_generator::Family::Tensor,
+        };
+        return generated(count, family, mode, config);
     }
     if let Some(calls) = std::env::var("STAGING_CALLS").ok().and_then(|n| n.parse().ok()) {
         config.time_limit = Duration::from_secs(3600);
