@@ -262,12 +262,18 @@ impl<T> DictInner<T> {
 type PopInnerResult<T> = ControlFlow<Option<DictEntry<T>>>;
 
 impl<T: Clone> Dict<T> {
-    /// Monotonically increasing version counter for mutation tracking.
+    /// Monotonically increasing version of the key set (stagecheck: a
+    /// value replaced under an existing key no longer bumps it). What reads
+    /// it, the specialised global loads, read the value itself through a
+    /// hint checked against the key, so only a key added or removed (a new
+    /// global shadowing a builtin, a hint gone stale) need change it; bumped
+    /// at every value stored, a program updating a global in a loop undid
+    /// them, and past 65,535 stores (a u16 in the cache) disabled them.
     pub fn version(&self) -> u64 {
         self.version.load(Acquire)
     }
 
-    /// Bump the version counter after any mutation.
+    /// Bump the version after a change of the key set.
     fn bump_version(&self) {
         self.version.fetch_add(1, Release);
     }
@@ -301,7 +307,8 @@ impl<T: Clone> Dict<T> {
                     };
                     if entry.index == index_index {
                         let removed = core::mem::replace(&mut entry.value, value);
-                        self.bump_version();
+                        // stagecheck: no bump: the version is the key set's
+                        // (see `version`), and a value replaced changes none.
                         // defer dec RC
                         break Some(removed);
                     } else {

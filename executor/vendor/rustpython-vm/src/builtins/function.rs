@@ -172,7 +172,9 @@ impl PyFunction {
     ) -> PyResult<Self> {
         let name = PyMutex::new(code.obj_name.to_owned());
         let module = vm.unwrap_or_none(globals.get_item_opt(identifier!(vm, __name__), vm)?);
-        let builtins = globals.get_item("__builtins__", vm).unwrap_or_else(|_| {
+        // stagecheck: the interned name (its hash kept), not a &str hashed
+        // at every function made (~480 instructions of a lookup).
+        let builtins = globals.get_item(identifier!(vm, __builtins__), vm).unwrap_or_else(|_| {
             // If not in globals, inherit from current execution context
             if let Some(frame) = vm.current_frame() {
                 frame.builtins.clone()
