@@ -25,7 +25,7 @@
 use crate::executor::{Frame, Outcome, Terminal};
 use crate::worker::Worker;
 use serde::{Deserialize, Serialize};
-use stagecheck_transformer::{convert, Conversion, ConversionError};
+use stagecheck_transformer::{Conversion, ConversionError};
 use std::fmt;
 use std::str::FromStr;
 
@@ -129,15 +129,6 @@ impl From<&ConversionError> for RefusalInfo {
     fn from(e: &ConversionError) -> Self {
         RefusalInfo { line: e.line, construct: e.construct.clone(), reason: e.reason.clone() }
     }
-}
-
-/// Runs the converted program, reporting lines of the original.
-pub fn run_unstaged(worker: &mut Worker, source: &str, path: &str) -> ModeRun {
-    let conversion = match convert(source, path) {
-        Ok(c) => c,
-        Err(e) => return ModeRun::not_converted(&e),
-    };
-    run_converted(worker, &conversion, path, Mode::Unstaged)
 }
 
 /// Runs converted code in `mode` (unstaged or staged); a staged mode after

@@ -46,7 +46,6 @@ pub const MODULES: &[(&str, &str)] = &[
     ("stagecheck.ag.exceptions", include_str!("../runtime/stagecheck/ag/exceptions.py")),
     ("stagecheck.ag.call_trees", include_str!("../runtime/stagecheck/ag/call_trees.py")),
     ("stagecheck.ag.slices", include_str!("../runtime/stagecheck/ag/slices.py")),
-    ("stagecheck.ag.lists", include_str!("../runtime/stagecheck/ag/lists.py")),
     ("stagecheck.ag", include_str!("../runtime/stagecheck/ag/__init__.py")),
     ("stagecheck.tensor", include_str!("../runtime/stagecheck/tensor.py")),
     ("stagecheck.gradients.rules", include_str!("../runtime/stagecheck/gradients/rules.py")),

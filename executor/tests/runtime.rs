@@ -38,9 +38,9 @@ import stagecheck.ag.control_flow as cf
 from stagecheck import ag
 from stagecheck import ag as ag__
 from stagecheck.ag import if_stmt
-from stagecheck.ag.dispatch import staged
+from stagecheck.ag.dispatch import register
 print(sc is stagecheck, x is ag is ag__ is sc.ag, cf is sc.ag.control_flow)
-print(if_stmt is ag__.if_stmt is cf.if_stmt, staged is ag__.dispatch.staged)
+print(if_stmt is ag__.if_stmt is cf.if_stmt, register is ag__.dispatch.register)
 print(sc.__name__, ag__.__name__, cf.__name__)
 print(__import__('stagecheck.ag').__name__, __import__('stagecheck.ag', None, None, ['x']).__name__)
 ",
@@ -158,7 +158,7 @@ sc.ag.dispatch.staged_types = (int,)
         "import stagecheck as sc
 from stagecheck.ag import if_stmt
 print(hasattr(sc, 'x'), hasattr(sc, 'function'), if_stmt is sc.ag.control_flow.if_stmt)
-print(sc.ag.dispatch.staged(1))
+print(isinstance(1, sc.ag.dispatch.staged_types))
 ",
     );
     assert_eq!(out, "False True True\nFalse\n");

@@ -12,18 +12,17 @@ converter (transformer/src/passes/) and these modules mirror each other:
 | conditional_expressions| if_exp                                        |
 | control_flow           | if_stmt, while_stmt, for_stmt                 |
 | logical_expressions    | and_, or_, not_, compare                      |
-| slices, lists          | get_item, set_item, list_append, list_pop     |
+| slices                 | get_item, set_item                            |
 | variables              | ld, ldu_all, Undefined                        |
 """
 
-from stagecheck.ag.variables import ld, ldu_all, Undefined, UndefinedReturnValue
+from stagecheck.ag.variables import ld, ldu_all, Undefined
 from stagecheck.ag.control_flow import if_stmt, while_stmt, for_stmt
 from stagecheck.ag.conditional_expressions import if_exp
 from stagecheck.ag.logical import and_, or_, not_, compare
 from stagecheck.ag.exceptions import assert_stmt
 from stagecheck.ag.call_trees import converted_call
 from stagecheck.ag.slices import get_item, set_item
-from stagecheck.ag.lists import list_append, list_pop
 
 
 def bind(name):

@@ -25,10 +25,5 @@ def register(types, impls):
     _impls.update(impls)
 
 
-def staged(value):
-    """Whether `value` is staged (what each operator tests inline)."""
-    return isinstance(value, staged_types)
-
-
 def impl(name):
     return _impls[name]

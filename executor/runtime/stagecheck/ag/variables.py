@@ -35,10 +35,6 @@ class Undefined:
         return '<undefined ' + self.symbol_name + '>'
 
 
-class UndefinedReturnValue:
-    """The return value of a function before any `return` ran."""
-
-
 # `ld(thunk, name)` reads local `name` of the enclosing converted function
 # through `thunk`, raising UnboundLocalError (with `_UNBOUND`'s message)
 # where the thunk's read raised NameError; a value `Undefined` goes to the

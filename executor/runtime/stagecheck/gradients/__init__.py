@@ -701,11 +701,6 @@ def _trace_part(label, fn):
     return _trace_loop_part(label, [], lambda _: fn())
 
 
-def taped_parts():
-    """Whether parts traced now must record (a tape records at this level)."""
-    return _t._tape_hook is not None
-
-
 # ---------------------------------------------------------------- staged loops
 
 _INT32 = 'int32'

@@ -84,8 +84,6 @@ _dispatch.register([Tensor, SymbolicRange], {
     # symbolic index); assignment into a tensor fails as Python's does.
     'get_item': lambda target, i: target[i],
     'set_item': lambda target, key, value: target.__setitem__(key, value),
-    'list_append': lambda target, x: target.append(x),
-    'list_pop': lambda target, i: target.pop(i),
     'assert_stmt': _staged(_assert_staged, _eager_assert),
 })
 
