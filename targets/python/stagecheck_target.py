@@ -20,6 +20,7 @@ no sandbox: a program can reach the real importer through any function's
 __globals__. stagecheck confines the process instead (the jail, src/jail/).
 """
 
+import ast
 import builtins
 import hashlib
 import json
@@ -398,6 +399,32 @@ def run_request(request, limits, run):
         return run(code, source, path, mode, int(limits.get("stdout_limit", 1 << 20)))
     finally:
         linecache.cache.pop(path, None)
+
+
+def wrap_definitions(body, helper):
+    """`f = helper(f)` after each function definition in the module `body`
+    (and in the bodies of top-level compound statements other than def and
+    class), on the definition's last line: how a converter under test
+    replaces each top-level function (AutoGraph's `to_graph`, `torch.compile`)."""
+    out = []
+    for stmt in body:
+        for field in ("body", "orelse", "finalbody"):
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and isinstance(getattr(stmt, field, None), list):
+                setattr(stmt, field, wrap_definitions(getattr(stmt, field), helper))
+        for handler in getattr(stmt, "handlers", []) or []:
+            handler.body = wrap_definitions(handler.body, helper)
+        out.append(stmt)
+        if isinstance(stmt, ast.FunctionDef):
+            call = ast.Assign(
+                targets=[ast.Name(stmt.name, ast.Store())],
+                value=ast.Call(ast.Name(helper, ast.Load()), [ast.Name(stmt.name, ast.Load())], []),
+            )
+            out.append(ast.copy_location(call, stmt))
+            ast.fix_missing_locations(call)
+            for node in ast.walk(call):
+                node.lineno = node.end_lineno = stmt.end_lineno
+                node.col_offset = node.end_col_offset = 0
+    return out
 
 
 def with_refusals(reply, refusals):
