@@ -39,10 +39,15 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
         "",
         "",
         "def _tick():",
-        "    global _fuel",
-        "    _fuel -= 1",
-        "    if _fuel < 0:",
-        "        raise OutOfFuel('out of fuel')",
+    ] {
+        g.w.line(l);
+    }
+    let tick: &[&str] = match g.settings.fuel {
+        true => &["    global _fuel", "    _fuel -= 1", "    if _fuel < 0:", "        raise OutOfFuel('out of fuel')"],
+        // Off for this target (`Settings::fuel`): bounded by construction.
+        false => &["    pass"],
+    };
+    for l in tick.iter().copied().chain([
         "",
         "",
         "log = []",
@@ -54,7 +59,7 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
         "    return v",
         "",
         "",
-    ] {
+    ]) {
         g.w.line(l);
     }
     plain_objects::prelude(g);
@@ -368,7 +373,9 @@ pub(crate) fn loop_body(g: &mut Gen, u: &mut Unstructured, pre: &[String], targe
     g.block(u)?;
     g.ctx = saved;
     g.scope.restore(targets);
-    if g.chance(u, 1, 5)? {
+    // The draw is made whatever the settings: a seed's programs stay the same.
+    if g.chance(u, 1, 5)? && g.settings.allows("loop_else") {
+        g.used.insert("loop_else");
         g.w.line("else:");
         g.block(u)?;
     }

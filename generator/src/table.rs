@@ -115,6 +115,7 @@ pub static TABLE: &[Construct] = &[
     row("qualname", P, plain::can_def, |c| gate(c.allow_closures && c.allow_try, c.weight_scoping), plain::qualname),
     row("generator", P, plain::can_def, |c| gate(c.allow_generators, c.weight_calls), plain::generator),
     row("yield", P, plain::can_yield, |c| 1 + c.weight_calls as u32, plain::yield_stmt),
+    row("loop_else", P, never, |c| gate(c.allow_for || c.allow_while, c.weight_loops), unreachable_build),
     row("recursion", P, plain::can_def, |c| gate(c.allow_recursion, c.weight_calls), plain::recursion),
     // ---- plain family: expressions ------------------------------------
     row("literal", P, |_, w| w == Want::Int, simple, plain_expr::literal),
@@ -283,7 +284,7 @@ pub fn names(family: Family) -> Vec<&'static str> {
 pub(crate) fn decide(g: &mut Gen, u: &mut Unstructured, name: &'static str) -> Result<bool> {
     let c = TABLE.iter().find(|c| c.name == name).expect("a row of the table");
     let w = (c.weight)(g.cfg);
-    let yes = w > 0 && u.int_in_range(0..=7u32)? < w;
+    let yes = w > 0 && u.int_in_range(0..=7u32)? < w && g.settings.allows(name);
     if yes {
         g.used.insert(c.name);
     }
@@ -300,7 +301,7 @@ pub(crate) fn build(g: &mut Gen, u: &mut Unstructured, want: Want) -> Result<Str
     let mut total = 0u32;
     let mut rows: Vec<(&'static Construct, u32)> = Vec::new();
     for c in TABLE {
-        if c.family != g.family || !(c.can)(g, want) {
+        if c.family != g.family || !(c.can)(g, want) || !g.settings.allows(c.name) {
             continue;
         }
         let w = (c.weight)(g.cfg);

@@ -42,7 +42,7 @@ use crate::executor::Outcome;
 use crate::input::InputError;
 use crate::modes::{Mode, ModeRun};
 use crate::worker::Worker;
-use stagecheck_generator::Family;
+use stagecheck_generator::{Family, Settings};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -68,6 +68,8 @@ pub struct Target {
     pub family: Option<Family>,
     /// Its modes, `original` first: the built-ins' own; an executable's from its `ready`.
     pub modes: Vec<Mode>,
+    /// What the generator leaves out for it (`Settings::ALL` for an executable).
+    pub generator: Settings,
 }
 
 /// A built-in target: name, family, modes, the venv its worker runs in, the
@@ -80,6 +82,8 @@ struct Builtin {
     script: &'static str,
     /// Whether `NAME:OPTION` passes OPTION to its worker (`torch-compile:aot_eager`: the backend).
     option: bool,
+    /// The rows it never supports and the fuel (`stagecheck_generator::Settings`).
+    generator: Settings,
 }
 
 /// A venv `scripts/target-venv` makes: the script's argument, the variable
@@ -102,6 +106,9 @@ const BUILTINS: &[Builtin] = &[
         venv: &TF_VENV,
         script: include_str!("../../targets/autograph/worker.py"),
         option: false,
+        // AutoGraph declines every generator and every loop's else (its
+        // refusals, 37.8% of the programs before): never generated for it.
+        generator: Settings { never: &["generator", "generator_protocol", "loop_else"], fuel: true },
     },
     Builtin {
         name: "tf-function",
@@ -110,6 +117,7 @@ const BUILTINS: &[Builtin] = &[
         venv: &TF_VENV,
         script: include_str!("../../targets/tf_function/worker.py"),
         option: false,
+        generator: Settings::ALL,
     },
     Builtin {
         name: "torch-compile",
@@ -118,6 +126,9 @@ const BUILTINS: &[Builtin] = &[
         venv: &TORCH_VENV,
         script: include_str!("../../targets/torch_compile/worker.py"),
         option: true,
+        // Dynamo guards the fuel counter every function reads and recompiles
+        // them all at each call: no fuel (bounded by construction).
+        generator: Settings { never: &[], fuel: false },
     },
 ];
 
@@ -204,6 +215,7 @@ impl Target {
                 confine: Some(readable),
                 family: Some(b.family),
                 modes: b.modes.to_vec(),
+                generator: b.generator,
             });
         }
         if name.contains('/') {
@@ -212,7 +224,7 @@ impl Target {
                 return Err(format!("target {name}: no such file"));
             }
             let mut target =
-                Target { name: name.to_string(), program, args: Vec::new(), confine: None, family: None, modes: Vec::new() };
+                Target { name: name.to_string(), program, args: Vec::new(), confine: None, family: None, modes: Vec::new(), generator: Settings::ALL };
             // Its modes are what its worker says it runs.
             let ready = process::TargetProcess::probe(&target)?;
             target.modes = parse_modes(&ready.modes).map_err(|e| format!("target {name}: {e}"))?;

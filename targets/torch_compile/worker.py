@@ -41,7 +41,7 @@ warnings.simplefilter("ignore")  # NumPy's absence, Dynamo's advice: never a pro
 import torch  # noqa: E402
 import torch._dynamo  # noqa: E402
 from torch._dynamo import convert_frame, exc as dynamo_exc  # noqa: E402
-from torch._dynamo import codegen, pgo, utils as dynamo_utils  # noqa: E402
+from torch._dynamo import aot_compile, codegen, pgo, utils as dynamo_utils  # noqa: E402
 from torch._dynamo.utils import counters  # noqa: E402
 
 logging.getLogger("torch").setLevel(logging.CRITICAL)
@@ -125,7 +125,8 @@ def _caching(self, name, value):
 
 # The globals Dynamo installs in the program's module (compiled graphs,
 # resume functions, the builtins dict it guards on) are its implementation,
-# recorded to leave them out of the compiled run's globals.
+# recorded to leave them out of the compiled run's globals; so are the names
+# it mints by its own list of prefixes (module aliases `__import_*`).
 dynamo_utils.CleanupHook.create = staticmethod(_installing)
 codegen.PyCodegen.setup_globally_cached = _caching
 
@@ -169,7 +170,8 @@ def run_compiled(code, source, path, mode, stdout_limit):
     if mode != "compiled" or "outcome" not in reply:
         return reply
     outcome = reply["outcome"]
-    outcome["globals"] = [g for g in outcome["globals"] if g[0] not in current.installed]
+    minted = lambda name: name in current.installed or name.startswith(aot_compile._MINTED_GLOBAL_PREFIXES)
+    outcome["globals"] = [g for g in outcome["globals"] if not minted(g[0])]
     if current.crashes:
         message, line = current.crashes[0]
         return {"crashed": {"message": f"torch.compile ({BACKEND}) failed inside: {message}", "line": line}}
