@@ -78,7 +78,7 @@ impl<'c> Gen<'c> {
             used: BTreeSet::new(),
             budget: STMT_BUDGET,
             tensor: Default::default(),
-            settings: crate::Settings::ALL,
+            settings: crate::Settings::DEFAULT,
         }
     }
 

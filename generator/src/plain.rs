@@ -92,20 +92,37 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
         guarded(g, u, |g, u| g.block(u))?;
     }
     let callables: Vec<Callable> = g.scope.callables().into_iter().cloned().collect();
-    for c in callables {
+    for c in &callables {
         for _ in 0..u.int_in_range(1..=2)? {
             let a = pe::args(g, u, &c.kind, c.arity)?;
-            guarded(g, u, |g, _| {
-                g.w.indent();
-                g.w.line(format!("print('{}', {}({a}))", c.name, c.name));
-                g.w.dedent();
-                Ok(())
-            })?;
+            print_call(g, u, c, &a)?;
+        }
+    }
+    if g.settings.rebind {
+        // Every int global the functions may read rebound, then every
+        // function called again (`Settings::rebind`).
+        let ints: Vec<String> = g.scope.frames[0].vars.iter().filter(|v| v.ty == Ty::Int && !v.readonly).map(|v| v.name.clone()).collect();
+        for n in ints {
+            g.w.line(format!("{n} = ({n} + 7) % 1000"));
+        }
+        for c in &callables {
+            let a = pe::args(g, u, &c.kind, c.arity)?;
+            print_call(g, u, c, &a)?;
         }
     }
     let globals: Vec<String> = g.scope.frames[0].vars.iter().map(|v| v.name.clone()).collect();
     g.w.line(format!("print({}, _fuel, log)", globals.join(", ")));
     Ok(())
+}
+
+/// `print('f', f(a))` at the top level, guarded.
+fn print_call(g: &mut Gen, u: &mut Unstructured, c: &Callable, a: &str) -> Result<()> {
+    guarded(g, u, |g, _| {
+        g.w.indent();
+        g.w.line(format!("print('{}', {}({a}))", c.name, c.name));
+        g.w.dedent();
+        Ok(())
+    })
 }
 
 /// `try: <body> except TOP_CATCH as e: print(...)` at the top level.

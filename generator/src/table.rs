@@ -15,7 +15,7 @@
 use crate::config::Config;
 use crate::gen::Gen;
 use crate::types::TTy;
-use crate::{plain, plain_bind as pb, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family};
+use crate::{plain, plain_bind as pb, plain_builtins as pbi, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family};
 use crate::tensor_grad as tg;
 use crate::{tensor_calls as tc, tensor_host as th, tensor_lists as tl, tensor_matmul as tm, tensor_python as tp, tensor_raise as tr, tensor_values as tv};
 use arbitrary::{Result, Unstructured};
@@ -175,6 +175,12 @@ pub static TABLE: &[Construct] = &[
     row("big_int", P, int_nest, |c| half(c.allow_big_ints, c.weight_exprs), pd::big_int),
     row("identity", P, cond_nest, |c| half(c.allow_identity, c.weight_exprs), pd::identity),
     row("isinstance", P, cond_nest, |c| half(c.allow_identity, c.weight_exprs), pd::isinstance),
+    // ---- plain family: what a tracing JIT emulates (plain_builtins.rs) ---
+    row("builtin_forms", P, |_, w| w == Want::Stmt, |c| half(c.allow_strings, c.weight_exprs), pbi::builtin_forms),
+    row("builtin_errors", P, stmt_nest, |c| half(c.allow_try, c.weight_exceptions), pbi::builtin_errors),
+    row("set_order", P, |_, w| w == Want::Stmt, |c| half(c.allow_dicts_sets, c.weight_exprs), pbi::set_order),
+    row("function_attrs", P, stmt_nest, |c| half(c.allow_item_assign, c.weight_scoping), pbi::function_attrs),
+    row("global_recreated", P, pb::can_in_fn, |c| half(c.allow_del && c.allow_global_nonlocal, c.weight_scoping), pbi::global_recreated),
     // ---- plain family: bound in a converted block, read after (plain_bind.rs)
     row("import_in_block", P, pb::can_in_fn, |c| half(c.allow_block_bindings, c.weight_scoping), pb::import_in_block),
     row("capture_after_block", P, pb::can_in_fn, |c| half(c.allow_block_bindings && c.allow_match, c.weight_control), pb::capture_after_block),

@@ -19,8 +19,8 @@ fn both(seed: u64, settings: &Settings) -> (stagecheck_generator::Program, stage
 
 #[test]
 fn rows_a_target_never_supports_are_never_generated() {
-    let autograph = Settings { never: &["generator", "generator_protocol", "loop_else"], fuel: true };
-    assert!(autograph.unknown().is_empty() && Settings { never: &["no_such_row"], fuel: true }.unknown() == ["no_such_row"]);
+    let autograph = Settings { never: &["generator", "generator_protocol", "loop_else"], fuel: true, rebind: false };
+    assert!(autograph.unknown().is_empty() && Settings { never: &["no_such_row"], fuel: true, rebind: false }.unknown() == ["no_such_row"]);
     let (mut before, mut after) = (0, 0);
     for seed in 0..300u64 {
         let (plain, set) = both(seed, &autograph);
@@ -37,13 +37,25 @@ fn rows_a_target_never_supports_are_never_generated() {
 
 #[test]
 fn fuel_off_ticks_nothing_and_the_default_changes_nothing() {
-    let no_fuel = Settings { never: &[], fuel: false };
+    let no_fuel = Settings { fuel: false, ..Settings::DEFAULT };
     for seed in 0..100u64 {
-        let (plain, set) = both(seed, &Settings::ALL);
+        let (plain, set) = both(seed, &Settings::DEFAULT);
         assert_eq!(plain, set, "seed {seed}: the default settings are generate's");
         let (plain, off) = both(seed, &no_fuel);
         assert!(plain.source.contains("    _fuel -= 1\n") && !off.source.contains("_fuel -="), "seed {seed}");
         assert!(off.source.contains("def _tick():\n    pass\n"));
         assert_eq!(plain.source.lines().filter(|l| l.contains("_tick()")).count(), off.source.lines().filter(|l| l.contains("_tick()")).count());
+    }
+}
+
+#[test]
+fn rebind_calls_every_function_again_after_rebinding_the_int_globals() {
+    let rebind = Settings { rebind: true, ..Settings::DEFAULT };
+    for seed in 0..100u64 {
+        let (plain, again) = both(seed, &rebind);
+        let calls = |p: &stagecheck_generator::Program| p.source.lines().filter(|l| l.trim_start().starts_with("print('f")).count();
+        assert!(calls(&again) > calls(&plain), "seed {seed}:\n{}", again.source);
+        assert!(again.source.contains(" + 7) % 1000\n"), "seed {seed}: an int global rebound\n{}", again.source);
+        assert!(again.source.starts_with(&plain.source[..plain.source.find("\nprint(").unwrap_or(0)]));
     }
 }

@@ -37,7 +37,7 @@ pub fn bytes_for(seed: u64, index: u64) -> Vec<u8> {
 
 impl Case {
     pub fn from_seed(seed: u64, index: u64, family: Family) -> Case {
-        Case::from_seed_for(seed, index, family, &Settings::ALL)
+        Case::from_seed_for(seed, index, family, &Settings::DEFAULT)
     }
 
     /// [`Case::from_seed`] for a compiler under test's generator settings
@@ -48,7 +48,7 @@ impl Case {
 
     /// The case these bytes give (a saved finding's `input.bin`, a libFuzzer input).
     pub fn from_bytes(bytes: Vec<u8>, family: Family, seed: u64, index: u64) -> Case {
-        Case::from_bytes_for(bytes, family, seed, index, &Settings::ALL)
+        Case::from_bytes_for(bytes, family, seed, index, &Settings::DEFAULT)
     }
 
     fn from_bytes_for(bytes: Vec<u8>, family: Family, seed: u64, index: u64, settings: &Settings) -> Case {

@@ -68,7 +68,7 @@ pub struct Target {
     pub family: Option<Family>,
     /// Its modes, `original` first: the built-ins' own; an executable's from its `ready`.
     pub modes: Vec<Mode>,
-    /// What the generator leaves out for it (`Settings::ALL` for an executable).
+    /// What the generator leaves out for it (`Settings::DEFAULT` for an executable).
     pub generator: Settings,
 }
 
@@ -108,7 +108,7 @@ const BUILTINS: &[Builtin] = &[
         option: false,
         // AutoGraph declines every generator and every loop's else (its
         // refusals, 37.8% of the programs before): never generated for it.
-        generator: Settings { never: &["generator", "generator_protocol", "loop_else"], fuel: true },
+        generator: Settings { never: &["generator", "generator_protocol", "loop_else"], fuel: true, rebind: false },
     },
     Builtin {
         name: "tf-function",
@@ -117,7 +117,7 @@ const BUILTINS: &[Builtin] = &[
         venv: &TF_VENV,
         script: include_str!("../../targets/tf_function/worker.py"),
         option: false,
-        generator: Settings::ALL,
+        generator: Settings::DEFAULT,
     },
     Builtin {
         name: "torch-compile",
@@ -128,7 +128,9 @@ const BUILTINS: &[Builtin] = &[
         option: true,
         // Dynamo guards the fuel counter every function reads and recompiles
         // them all at each call: no fuel (bounded by construction).
-        generator: Settings { never: &[], fuel: false },
+        // Both sides one CPython: sets' order compared; functions called
+        // again after the globals they read are rebound.
+        generator: Settings { never: &[], fuel: false, rebind: true },
     },
 ];
 
@@ -224,7 +226,7 @@ impl Target {
                 return Err(format!("target {name}: no such file"));
             }
             let mut target =
-                Target { name: name.to_string(), program, args: Vec::new(), confine: None, family: None, modes: Vec::new(), generator: Settings::ALL };
+                Target { name: name.to_string(), program, args: Vec::new(), confine: None, family: None, modes: Vec::new(), generator: Settings::DEFAULT };
             // Its modes are what its worker says it runs.
             let ready = process::TargetProcess::probe(&target)?;
             target.modes = parse_modes(&ready.modes).map_err(|e| format!("target {name}: {e}"))?;
