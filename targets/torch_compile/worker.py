@@ -144,6 +144,10 @@ def compile_function(f):
     if not isinstance(f, _types.FunctionType):
         return f
     compiled = torch.compile(f, backend=BACKEND)
+    # The wrapper shows the function's defaults (the same objects) as it
+    # shows its name (functools.wraps copies no defaults: a program reading
+    # `f.__defaults__` read None, the harness's doing, not Dynamo's).
+    compiled.__defaults__, compiled.__kwdefaults__ = f.__defaults__, f.__kwdefaults__
     Run.current.alias[id(compiled)] = f
     Run.current.keep.append(compiled)
     return compiled
