@@ -139,6 +139,11 @@ pub fn builtin_names() -> Vec<&'static str> {
     BUILTINS.iter().map(|b| b.name).collect()
 }
 
+/// The generator settings of the built-in target `name` (`generate --target`).
+pub fn generator_settings(name: &str) -> Option<Settings> {
+    builtin(name).map(|b| b.generator)
+}
+
 /// The venv of the built-in target `name` (`scripts/target-venv [ARG]`
 /// makes it): `$VAR`, else `~/.cache/stagecheck/DIR` (`$STAGECHECK_CACHE`).
 pub fn venv_dir(name: &str) -> PathBuf {

@@ -85,25 +85,30 @@ def _user_line(exception):
     return line
 
 
-_convert = convert_frame.ConvertFrame.__call__
+def _frame_line(frame, e):
+    return frame.f_code.co_firstlineno if frame.f_code.co_filename == Run.path else _user_line(e)
 
 
-def _converting(self, frame, *args, **kwargs):
-    """Dynamo's frame conversion, its failures recorded for the run's reply."""
-    try:
-        return _convert(self, frame, *args, **kwargs)
-    except Exception as e:
-        run = Run.current
-        if run is not None:
-            line = frame.f_code.co_firstlineno if frame.f_code.co_filename == Run.path else _user_line(e)
-            if isinstance(e, (dynamo_exc.Unsupported, dynamo_exc.UserError)):
-                run.unsupported.append((reason(e), line))
-            else:
-                run.crashes.append((f"{type(e).__name__}: {_first_line(e)}", line))
-        raise
+def _recording(convert, soft):
+    """Dynamo's frame conversion `convert`, what escapes it recorded for the
+    run's reply: inside, the `Unsupported` it then swallows (the frame runs
+    as written: `soft`); outside, what reaches the program (its crash)."""
+    def converting(self, frame, *args, **kwargs):
+        try:
+            return convert(self, frame, *args, **kwargs)
+        except Exception as e:
+            run = Run.current
+            gave_up = isinstance(e, (dynamo_exc.Unsupported, dynamo_exc.UserError))
+            if run is not None and soft and gave_up:
+                run.unsupported.append((reason(e), _frame_line(frame, e)))
+            elif run is not None and not soft and not gave_up:
+                run.crashes.append((f"{type(e).__name__}: {_first_line(e)}", _frame_line(frame, e)))
+            raise
+    return converting
 
 
-convert_frame.ConvertFrame.__call__ = _converting
+convert_frame.ConvertFrameAssert.__call__ = _recording(convert_frame.ConvertFrameAssert.__call__, soft=True)
+convert_frame.ConvertFrame.__call__ = _recording(convert_frame.ConvertFrame.__call__, soft=False)
 
 
 _create_cleanup = dynamo_utils.CleanupHook.create
