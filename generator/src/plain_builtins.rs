@@ -107,7 +107,7 @@ pub fn function_attrs(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<Stri
         g.w.line("    return 1");
         g.w.line(format!("{h}.tag = {e}"));
         g.w.line(format!("{h}.tag += 1"));
-        g.w.line(format!("print({h}.tag, {h}.__qualname__, sorted({h}.__dict__))"));
+        g.w.line(format!("print({h}.tag, {h}.__qualname__, 'tag' in {h}.__dict__)"));
     }
     Ok(String::new())
 }

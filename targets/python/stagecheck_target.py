@@ -358,9 +358,11 @@ def sandbox_builtins(needs_native, extra=None):
     return scope_builtins
 
 
-def run_code(code, path, stdout_limit, scope_builtins, needs_native, alias=None, custom=None):
+def run_code(code, path, stdout_limit, scope_builtins, needs_native, alias=None, custom=None, hidden=None):
     """Runs `code` in a fresh module scope; the reply: `{"outcome": ...}`,
-    or `{"skipped": why}` for a program that imports stagecheck's native module."""
+    or `{"skipped": why}` for a program that imports stagecheck's native module.
+    `hidden(name)`: globals the target itself bound, never rendered (nor
+    charged to the rendering's budget)."""
     scope = {"__name__": "__main__", "__builtins__": scope_builtins}
     initial = list(scope)
     capture = Capture(stdout_limit)
@@ -379,7 +381,7 @@ def run_code(code, path, stdout_limit, scope_builtins, needs_native, alias=None,
         return {"skipped": f"imports {needs_native[0]} (needs the native _stagecheck_tensor)"}
     renderer = Renderer(alias, custom)
     globals_ = [[str_of(k), renderer.render(v)] for k, v in list(scope.items())
-                if k not in initial and k != "__warningregistry__"]
+                if k not in initial and k != "__warningregistry__" and not (hidden and hidden(k))]
     outcome = {"terminal": terminal, "stdout": "".join(capture.parts), "stdout_truncated": capture.truncated,
                "globals": globals_, "micros": micros}
     return {"outcome": outcome}

@@ -70,6 +70,10 @@ class Run:
         self.keep = []
         self.installed = set()
 
+    def minted(self, name):
+        """A global Dynamo installed or minted (left out of the globals)."""
+        return name in self.installed or name.startswith(aot_compile._MINTED_GLOBAL_PREFIXES)
+
 
 def _first_line(text):
     return (str(text).strip().splitlines() or [""])[0][:300]
@@ -130,8 +134,9 @@ def _caching(self, name, value):
 
 # The globals Dynamo installs in the program's module (compiled graphs,
 # resume functions, the builtins dict it guards on) are its implementation,
-# recorded to leave them out of the compiled run's globals; so are the names
-# it mints by its own list of prefixes (module aliases `__import_*`).
+# recorded to leave them out of the compiled run's globals (`Run.minted`:
+# never rendered, so never charged to the rendering's budget); so are the
+# names it mints by its own list of prefixes (module aliases `__import_*`).
 dynamo_utils.CleanupHook.create = staticmethod(_installing)
 codegen.PyCodegen.setup_globally_cached = _caching
 
@@ -173,14 +178,11 @@ def run_compiled(code, source, path, mode, stdout_limit):
     Run.path = path
     try:
         needs_native = []
-        reply = run_code(code, path, stdout_limit, sandbox_builtins(needs_native, extra), needs_native, current.alias)
+        reply = run_code(code, path, stdout_limit, sandbox_builtins(needs_native, extra), needs_native, current.alias, hidden=current.minted)
     finally:
         Run.current = None
     if mode != "compiled" or "outcome" not in reply:
         return reply
-    outcome = reply["outcome"]
-    minted = lambda name: name in current.installed or name.startswith(aot_compile._MINTED_GLOBAL_PREFIXES)
-    outcome["globals"] = [g for g in outcome["globals"] if not minted(g[0])]
     if current.crashes:
         message, line = current.crashes[0]
         return {"crashed": {"message": f"torch.compile ({BACKEND}) failed inside: {message}", "line": line}}
