@@ -120,9 +120,7 @@ def convert(f):
 def run_converted(code, source, path, mode, stdout_limit):
     extra = {}
     if mode == "unstaged":
-        tree = ast.parse(source, path)
-        tree.body = wrap_definitions(tree.body, CONVERT)
-        code = compile(tree, path, "exec", dont_inherit=True)
+        code = compile_wrapped(source, path, CONVERT)
         extra[CONVERT] = convert
     elif mode != "original":
         return {"skipped": f"the autograph target has no mode {mode!r} (original, unstaged)"}

@@ -429,6 +429,14 @@ def wrap_definitions(body, helper):
     return out
 
 
+def compile_wrapped(source, path, helper):
+    """The program's code with `f = helper(f)` after each top-level function
+    definition ([`wrap_definitions`])."""
+    tree = ast.parse(source, path)
+    tree.body = wrap_definitions(tree.body, helper)
+    return compile(tree, path, "exec", dont_inherit=True)
+
+
 def with_refusals(reply, refusals):
     """`reply` after a run in which the compiler declined parts, each
     `(reason, line)`: `fell_back` (the rest ran converted) or `refused`."""

@@ -166,9 +166,7 @@ def compile_function(f):
 def run_compiled(code, source, path, mode, stdout_limit):
     extra = {}
     if mode == "compiled":
-        tree = ast.parse(source, path)
-        tree.body = wrap_definitions(tree.body, COMPILE)
-        code = compile(tree, path, "exec", dont_inherit=True)
+        code = compile_wrapped(source, path, COMPILE)
         extra[COMPILE] = compile_function
         torch._dynamo.reset()
         counters.clear()
