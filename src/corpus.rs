@@ -175,7 +175,7 @@ fn with_target_worker<T>(name: &str, f: impl FnOnce(&mut Worker) -> T) -> Result
             // script (`corpus replay` skips such entries before this).
             let target = crate::targets::Target::resolve(name)
                 .or_else(|why| match crate::targets::builtin_names().contains(&name) {
-                    true => crate::targets::install_venv().and_then(|()| crate::targets::Target::resolve(name)),
+                    true => crate::targets::install_venv(name).and_then(|()| crate::targets::Target::resolve(name)),
                     false => Err(why),
                 })?;
             let worker = Worker::for_target(&target, crate::executor::Config::default())?;

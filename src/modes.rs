@@ -6,6 +6,7 @@
 //! | `unstaged` | the converted program, same VM: conversion alone       |
 //! | `staged`   | the converted program; `sc.function`s traced into graphs run by the graph executor |
 //! | `staged-gpu` | as `staged`, the graphs run on GPU kernels (wgpu: a Vulkan GPU, or lavapipe); floats compared within the ops' tolerance |
+//! | `compiled` | a target's only (`torch-compile`): each top-level function under the target's JIT compiler |
 //!
 //! `ALL` (the default of `check`) is the first three; `staged-gpu` runs when
 //! asked for (`--modes ...,staged-gpu`, `fuzz --gpu`) and needs a Vulkan adapter.
@@ -36,13 +37,15 @@ pub enum Mode {
     Unstaged,
     Staged,
     StagedGpu,
+    /// A target's mode only (`torch-compile`: `torch.compile`): never run on RustPython.
+    Compiled,
 }
 
 impl Mode {
     /// The default modes.
     pub const ALL: &'static [Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged];
     /// Every mode there is.
-    pub const KNOWN: &'static [Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged, Mode::StagedGpu];
+    pub const KNOWN: &'static [Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged, Mode::StagedGpu, Mode::Compiled];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -50,6 +53,7 @@ impl Mode {
             Mode::Unstaged => "unstaged",
             Mode::Staged => "staged",
             Mode::StagedGpu => "staged-gpu",
+            Mode::Compiled => "compiled",
         }
     }
 
@@ -61,6 +65,8 @@ impl Mode {
             Mode::Unstaged => T::Unstaged,
             Mode::Staged => T::Staged,
             Mode::StagedGpu => T::StagedGpu,
+            // `available` refuses it without a target; a target's runs never ask.
+            Mode::Compiled => T::Staged,
         }
     }
 }
@@ -68,6 +74,9 @@ impl Mode {
 /// Whether every mode of `modes` can run here: `staged-gpu` needs a Vulkan
 /// adapter (lavapipe from mesa-vulkan-drivers will do: `scripts/deps`).
 pub fn available(modes: &[Mode]) -> Result<(), String> {
+    if modes.contains(&Mode::Compiled) {
+        return Err("mode compiled: a target's mode (--target torch-compile), not stagecheck's".into());
+    }
     if modes.contains(&Mode::StagedGpu) {
         if let Err(why) = stagecheck_gpu::Gpu::available() {
             return Err(format!("mode staged-gpu: {why} (scripts/deps installs Mesa's lavapipe)"));

@@ -58,7 +58,7 @@ fn plain_target() -> Target {
 /// The autograph target, with the venv `scripts/target-venv` makes.
 fn autograph() -> Target {
     static READY: OnceLock<()> = OnceLock::new();
-    READY.get_or_init(|| stagecheck::targets::install_venv().expect("scripts/target-venv makes the TensorFlow venv"));
+    READY.get_or_init(|| stagecheck::targets::install_venv("autograph").expect("scripts/target-venv makes the TensorFlow venv"));
     Target::resolve("autograph").expect("the autograph target")
 }
 

@@ -21,7 +21,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::{stagecheck, tensorflow, text};
+use common::{stagecheck, tensorflow, text, torch};
 
 fn worker_script(name: &str, body: &str) -> PathBuf {
     common::third_party_target("targets", name, body)
@@ -258,7 +258,8 @@ fn fuzzing_autograph_finds_reduces_and_replays() {
 #[test]
 fn the_target_corpora_replay() {
     let Some(_) = tensorflow() else { return };
-    for target in ["autograph", "tf-function"] {
+    let Some(_) = torch() else { return };
+    for target in ["autograph", "tf-function", "torch-compile"] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
         let out = stagecheck(&["corpus", "replay", dir.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(0), "{}\n{}", text(&out.stdout), text(&out.stderr));
@@ -390,4 +391,47 @@ fn the_review_runs_target_entries_as_replay_does() {
         assert!(page.contains("<th>staged</th>") && !page.contains("<th>unstaged</th>"), "the target's modes head the outcomes");
         assert!(page.contains("Converted by the target tf-function"), "our conversion is not shown for a target's entry");
     }
+}
+
+/// torch.compile's known bugs in one program each, on one worker of the
+/// `torch-compile` target: a silent divergence, Dynamo's internal error as a
+/// crash of the compiler even where the program catches it, a run with no
+/// frame compiled as not tested (never agreement), and the globals Dynamo
+/// installs in the module left out (a correct program agrees).
+#[test]
+fn torch_compile_bugs_diverge_and_crash_and_untested_runs_are_refusals() {
+    let Some(_) = torch() else { return };
+    let target = Target::resolve("torch-compile").expect("the torch-compile target");
+    assert_eq!(target.modes, [Mode::Original, Mode::Compiled]);
+    assert!(!target.generator.fuel, "no fuel counter for Dynamo to guard");
+    for name in stagecheck::targets::builtin_names() {
+        let t = stagecheck::targets::Target::resolve(name);
+        assert!(t.as_ref().map_or(true, |t| t.generator.unknown().is_empty()), "{name}: rows it never supports are rows of the table");
+    }
+    let mut w = Worker::for_target(&target, Config { time_limit: Duration::from_secs(20), ..Config::default() }).expect("torch-compile worker");
+    assert!(w.target_ready().unwrap().version.starts_with("PyTorch 2.15.0"), "{:?}", w.target_ready());
+    let modes = &target.modes;
+    let verdict = |w: &mut Worker, name: &str, source: &str| check(w, source, name, modes).unwrap().verdict;
+    let fine = "def f(n):\n    s = {}\n    for i in range(n):\n        s[i] = i * 2\n    return sorted(s.items())\nprint(f(3), f(3), f(4))\n";
+    assert!(matches!(verdict(&mut w, "fine.py", fine), Verdict::Agree), "{:?}", verdict(&mut w, "fine.py", fine));
+    let format = "def f(n):\n    return format(n, '08b')\nprint(f(5))\n";
+    let v = verdict(&mut w, "format.py", format);
+    assert!(matches!(&v, Verdict::Diverged { mode: Mode::Compiled, differences } if matches!(&differences[0], Difference::Stdout { other, .. } if other == "5")), "{v:?}");
+    // A second call with another int makes it a symbolic int, which Dynamo's
+    // format cannot take: its internal error, caught by the program.
+    let crash = "def f(n):\n    return format(n, '08b')\ntry:\n    print(f(5), f(6))\nexcept Exception as e:\n    print('caught', type(e).__name__)\n";
+    let v = verdict(&mut w, "crash.py", crash);
+    assert!(matches!(&v, Verdict::Diverged { differences, .. } if matches!(&differences[0], Difference::ConverterCrash { message } if message.contains("InternalTorchDynamoError"))), "{v:?}");
+    let untested = "def f(n):\n    return n + 1\nx = 3\n";
+    let v = verdict(&mut w, "untested.py", untested);
+    assert!(matches!(&v, Verdict::Refused { construct, reason, .. } if construct == "target" && reason.starts_with("not tested")), "{v:?}");
+    // Another backend by name; inductor cannot run in the jail, and says why.
+    let aot = Target::resolve("torch-compile:aot_eager").expect("torch-compile:aot_eager");
+    let mut w = Worker::for_target(&aot, Config { time_limit: Duration::from_secs(20), ..Config::default() }).expect("an aot_eager worker");
+    assert!(w.target_ready().unwrap().version.contains("backend aot_eager"), "{:?}", w.target_ready());
+    assert!(matches!(verdict(&mut w, "format.py", format), Verdict::Diverged { .. }));
+    let inductor = Target::resolve("torch-compile:inductor").expect("resolves");
+    let err = Worker::for_target(&inductor, Config::default()).err().expect("inductor does not start");
+    assert!(err.contains("C++ compiler"), "{err}");
+    assert!(Target::resolve("autograph:x").is_err(), "only torch-compile takes an option");
 }

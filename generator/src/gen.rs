@@ -62,6 +62,8 @@ pub struct Gen<'c> {
     pub budget: u32,
     /// Tensor family: its Python knobs and raises (`tensor.rs`).
     pub tensor: crate::tensor::TensorState,
+    /// The compiler under test's settings (rows never generated, fuel).
+    pub settings: crate::Settings,
 }
 
 impl<'c> Gen<'c> {
@@ -76,6 +78,7 @@ impl<'c> Gen<'c> {
             used: BTreeSet::new(),
             budget: STMT_BUDGET,
             tensor: Default::default(),
+            settings: crate::Settings::DEFAULT,
         }
     }
 

@@ -17,7 +17,8 @@
 //! Every construct is a row of one table (`table::TABLE`); a program reports
 //! the rows it used (`Program::constructs`).
 //!
-//! Files: `config.rs` (Config), `table.rs` (the table), `gen.rs` (the state
+//! Files: `config.rs` (Config), `settings.rs` (a target's rows never
+//! generated, fuel on or off), `table.rs` (the table), `gen.rs` (the state
 //! and the recursion through the table), `plain.rs`/`plain_expr.rs` and
 //! `tensor.rs`/`tensor_expr.rs` (the builders; `tensor_python.rs` the Python
 //! values staged functions read, `tensor_raise.rs` their raises,
@@ -26,7 +27,9 @@
 //! assert, Variables and `sc.py_function` in staged code, `tensor_lists.rs`
 //! lists grown in staged loops, `tensor_matmul.rs` products past the small
 //! shapes; `plain_bind.rs` names bound in converted blocks and read after
-//! them, namespace readers and docstrings), `scope.rs` (what is bound
+//! them, namespace readers and docstrings; `plain_builtins.rs` what a tracing JIT
+//! emulates: builtins' argument forms and errors, set order, function
+//! attributes, globals deleted and made again), `scope.rs` (what is bound
 //! where), `types.rs`, `names.rs`, `emit.rs` (indentation).
 
 mod config;
@@ -35,10 +38,12 @@ mod gen;
 mod names;
 mod plain;
 mod plain_bind;
+mod plain_builtins;
 mod plain_data;
 mod plain_expr;
 mod plain_objects;
 mod scope;
+mod settings;
 mod table;
 mod tensor;
 mod tensor_expr;
@@ -53,6 +58,7 @@ mod tensor_values;
 mod types;
 
 pub use config::{Config, MAX_WEIGHT};
+pub use settings::Settings;
 
 /// The generator's version: findings record it (program i of seed s is the
 /// same program only under the same version).
@@ -94,8 +100,15 @@ pub struct Program {
 /// Generates a program of `family` under `config` (clamped first) from `u`.
 /// Deterministic in the bytes and the config; never fails for lack of bytes.
 pub fn generate(u: &mut arbitrary::Unstructured, config: &Config, family: Family) -> arbitrary::Result<Program> {
+    generate_for(u, config, family, &Settings::DEFAULT)
+}
+
+/// [`generate`] for a compiler under test: the rows `settings` rules out
+/// never appear, and the fuel is off where it says ([`Settings`]).
+pub fn generate_for(u: &mut arbitrary::Unstructured, config: &Config, family: Family, settings: &Settings) -> arbitrary::Result<Program> {
     let cfg = config.clamped();
     let mut g = gen::Gen::new(&cfg, family);
+    g.settings = *settings;
     match family {
         Family::Plain => plain::program(&mut g, u)?,
         Family::Tensor => tensor::program(&mut g, u)?,

@@ -39,10 +39,15 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
         "",
         "",
         "def _tick():",
-        "    global _fuel",
-        "    _fuel -= 1",
-        "    if _fuel < 0:",
-        "        raise OutOfFuel('out of fuel')",
+    ] {
+        g.w.line(l);
+    }
+    let tick: &[&str] = match g.settings.fuel {
+        true => &["    global _fuel", "    _fuel -= 1", "    if _fuel < 0:", "        raise OutOfFuel('out of fuel')"],
+        // Off for this target (`Settings::fuel`): bounded by construction.
+        false => &["    pass"],
+    };
+    for l in tick.iter().copied().chain([
         "",
         "",
         "log = []",
@@ -54,7 +59,7 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
         "    return v",
         "",
         "",
-    ] {
+    ]) {
         g.w.line(l);
     }
     plain_objects::prelude(g);
@@ -87,20 +92,37 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
         guarded(g, u, |g, u| g.block(u))?;
     }
     let callables: Vec<Callable> = g.scope.callables().into_iter().cloned().collect();
-    for c in callables {
+    for c in &callables {
         for _ in 0..u.int_in_range(1..=2)? {
             let a = pe::args(g, u, &c.kind, c.arity)?;
-            guarded(g, u, |g, _| {
-                g.w.indent();
-                g.w.line(format!("print('{}', {}({a}))", c.name, c.name));
-                g.w.dedent();
-                Ok(())
-            })?;
+            print_call(g, u, c, &a)?;
+        }
+    }
+    if g.settings.rebind {
+        // Every int global the functions may read rebound, then every
+        // function called again (`Settings::rebind`).
+        let ints: Vec<String> = g.scope.frames[0].vars.iter().filter(|v| v.ty == Ty::Int && !v.readonly).map(|v| v.name.clone()).collect();
+        for n in ints {
+            g.w.line(format!("{n} = ({n} + 7) % 1000"));
+        }
+        for c in &callables {
+            let a = pe::args(g, u, &c.kind, c.arity)?;
+            print_call(g, u, c, &a)?;
         }
     }
     let globals: Vec<String> = g.scope.frames[0].vars.iter().map(|v| v.name.clone()).collect();
     g.w.line(format!("print({}, _fuel, log)", globals.join(", ")));
     Ok(())
+}
+
+/// `print('f', f(a))` at the top level, guarded.
+fn print_call(g: &mut Gen, u: &mut Unstructured, c: &Callable, a: &str) -> Result<()> {
+    guarded(g, u, |g, _| {
+        g.w.indent();
+        g.w.line(format!("print('{}', {}({a}))", c.name, c.name));
+        g.w.dedent();
+        Ok(())
+    })
 }
 
 /// `try: <body> except TOP_CATCH as e: print(...)` at the top level.
@@ -368,7 +390,9 @@ pub(crate) fn loop_body(g: &mut Gen, u: &mut Unstructured, pre: &[String], targe
     g.block(u)?;
     g.ctx = saved;
     g.scope.restore(targets);
-    if g.chance(u, 1, 5)? {
+    // The draw is made whatever the settings: a seed's programs stay the same.
+    if g.chance(u, 1, 5)? && g.settings.allows("loop_else") {
+        g.used.insert("loop_else");
         g.w.line("else:");
         g.block(u)?;
     }

@@ -15,7 +15,7 @@
 use crate::config::Config;
 use crate::gen::Gen;
 use crate::types::TTy;
-use crate::{plain, plain_bind as pb, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family};
+use crate::{plain, plain_bind as pb, plain_builtins as pbi, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family};
 use crate::tensor_grad as tg;
 use crate::{tensor_calls as tc, tensor_host as th, tensor_lists as tl, tensor_matmul as tm, tensor_python as tp, tensor_raise as tr, tensor_values as tv};
 use arbitrary::{Result, Unstructured};
@@ -115,6 +115,7 @@ pub static TABLE: &[Construct] = &[
     row("qualname", P, plain::can_def, |c| gate(c.allow_closures && c.allow_try, c.weight_scoping), plain::qualname),
     row("generator", P, plain::can_def, |c| gate(c.allow_generators, c.weight_calls), plain::generator),
     row("yield", P, plain::can_yield, |c| 1 + c.weight_calls as u32, plain::yield_stmt),
+    row("loop_else", P, never, |c| gate(c.allow_for || c.allow_while, c.weight_loops), unreachable_build),
     row("recursion", P, plain::can_def, |c| gate(c.allow_recursion, c.weight_calls), plain::recursion),
     // ---- plain family: expressions ------------------------------------
     row("literal", P, |_, w| w == Want::Int, simple, plain_expr::literal),
@@ -174,6 +175,12 @@ pub static TABLE: &[Construct] = &[
     row("big_int", P, int_nest, |c| half(c.allow_big_ints, c.weight_exprs), pd::big_int),
     row("identity", P, cond_nest, |c| half(c.allow_identity, c.weight_exprs), pd::identity),
     row("isinstance", P, cond_nest, |c| half(c.allow_identity, c.weight_exprs), pd::isinstance),
+    // ---- plain family: what a tracing JIT emulates (plain_builtins.rs) ---
+    row("builtin_forms", P, |_, w| w == Want::Stmt, |c| half(c.allow_strings, c.weight_exprs), pbi::builtin_forms),
+    row("builtin_errors", P, stmt_nest, |c| half(c.allow_try, c.weight_exceptions), pbi::builtin_errors),
+    row("set_order", P, |_, w| w == Want::Stmt, |c| half(c.allow_dicts_sets, c.weight_exprs), pbi::set_order),
+    row("function_attrs", P, stmt_nest, |c| half(c.allow_item_assign, c.weight_scoping), pbi::function_attrs),
+    row("global_recreated", P, pb::can_in_fn, |c| half(c.allow_del && c.allow_global_nonlocal, c.weight_scoping), pbi::global_recreated),
     // ---- plain family: bound in a converted block, read after (plain_bind.rs)
     row("import_in_block", P, pb::can_in_fn, |c| half(c.allow_block_bindings, c.weight_scoping), pb::import_in_block),
     row("capture_after_block", P, pb::can_in_fn, |c| half(c.allow_block_bindings && c.allow_match, c.weight_control), pb::capture_after_block),
@@ -283,7 +290,7 @@ pub fn names(family: Family) -> Vec<&'static str> {
 pub(crate) fn decide(g: &mut Gen, u: &mut Unstructured, name: &'static str) -> Result<bool> {
     let c = TABLE.iter().find(|c| c.name == name).expect("a row of the table");
     let w = (c.weight)(g.cfg);
-    let yes = w > 0 && u.int_in_range(0..=7u32)? < w;
+    let yes = w > 0 && u.int_in_range(0..=7u32)? < w && g.settings.allows(name);
     if yes {
         g.used.insert(c.name);
     }
@@ -300,7 +307,7 @@ pub(crate) fn build(g: &mut Gen, u: &mut Unstructured, want: Want) -> Result<Str
     let mut total = 0u32;
     let mut rows: Vec<(&'static Construct, u32)> = Vec::new();
     for c in TABLE {
-        if c.family != g.family || !(c.can)(g, want) {
+        if c.family != g.family || !(c.can)(g, want) || !g.settings.allows(c.name) {
             continue;
         }
         let w = (c.weight)(g.cfg);

@@ -1,7 +1,9 @@
 //! Plain-family programs run under python3 (CPython 3.11) to completion within
 //! 2 s each, twice with different hash seeds, printing the same: they
 //! terminate, raise nothing the top level does not catch, and do not depend
-//! on hash order. (Tensor programs need the `stagecheck` runtime: parse only.)
+//! on hash order; every other one under a JIT's settings (`common::JIT`: every
+//! row, no fuel, a second round of calls). (Tensor programs need the
+//! `stagecheck` runtime: parse only.)
 
 mod common;
 
@@ -46,7 +48,8 @@ fn plain_programs_run_to_completion_deterministically() {
             let (dir, failures, raised) = (&dir, &failures, &raised);
             s.spawn(move || {
                 for &seed in chunk {
-                    let (_, p) = common::program(seed, Family::Plain);
+                    let settings = if seed % 2 == 1 { common::JIT } else { stagecheck_generator::Settings::DEFAULT };
+                    let (_, p) = common::program_for(seed, Family::Plain, &settings);
                     let path = dir.join(format!("p{seed}.py"));
                     std::fs::write(&path, &p.source).expect("write program");
                     let a = run(&path, "1");

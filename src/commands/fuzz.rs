@@ -70,10 +70,10 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
         Some(name) => Some(stagecheck::targets::Target::resolve(name).map_err(InputError)?),
         None => None,
     };
-    if let Some(t) = &target {
-        modes = t.modes.clone();
+    match &target {
+        Some(t) => modes = t.modes.clone(),
+        None => stagecheck::modes::available(&modes).map_err(InputError)?,
     }
-    stagecheck::modes::available(&modes).map_err(InputError)?;
     let cpython = match oracle {
         Some(ExtraOracle::Cpython) => Some(stagecheck::cpython::Python::find().map_err(InputError)?),
         None => None,

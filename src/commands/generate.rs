@@ -26,10 +26,19 @@ pub(crate) struct GenerateArgs {
     /// The directory the files go to (created if missing).
     #[arg(long)]
     out: PathBuf,
+    /// The programs `fuzz --target NAME` runs: a built-in target's generator
+    /// settings (the rows it never supports, its fuel).
+    #[arg(long, value_name = "TARGET")]
+    target: Option<String>,
 }
 
 pub(crate) fn generate_cmd(args: GenerateArgs) -> Result<ExitCode, InputError> {
-    let GenerateArgs { family, seed, count, start, out } = args;
+    let GenerateArgs { family, seed, count, start, out, target } = args;
+    let settings = match target.as_deref() {
+        Some(name) => stagecheck::targets::generator_settings(name)
+            .ok_or_else(|| InputError(format!("--target: {name:?} is no built-in target ({})", stagecheck::targets::builtin_names().join(", "))))?,
+        None => stagecheck_generator::Settings::DEFAULT,
+    };
     let families = match family.as_str() {
         "plain" => Families::Plain,
         "tensor" => Families::Tensor,
@@ -40,7 +49,7 @@ pub(crate) fn generate_cmd(args: GenerateArgs) -> Result<ExitCode, InputError> {
     std::fs::create_dir_all(&out).map_err(|e| InputError(format!("{}: {e}", out.display())))?;
     for index in start..end {
         let family = families.of(index);
-        let case = Case::from_seed(seed, index, family);
+        let case = Case::from_seed_for(seed, index, family, &settings);
         let name = family.name();
         let path = out.join(format!("{name}-s{seed}-{index:06}.py"));
         let text = format!(

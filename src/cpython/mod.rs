@@ -170,7 +170,7 @@ fn parse(out: &[u8]) -> Result<CpythonRun, String> {
         Reply::Outcome(outcome) => CpythonRun::Ran { outcome: outcome_from_python(outcome) },
         Reply::Uncompilable { message, line } => CpythonRun::Uncompilable { message, line },
         Reply::Skipped(reason) => CpythonRun::Skipped { reason },
-        Reply::Ready(_) | Reply::Refused { .. } | Reply::FellBack { .. } => return Err("a reply the wrapper does not give".into()),
+        Reply::Ready(_) | Reply::Refused { .. } | Reply::FellBack { .. } | Reply::Crashed { .. } => return Err("a reply the wrapper does not give".into()),
     })
 }
 

@@ -3,7 +3,7 @@
 //! the case's index (SplitMix64), so `(seed, index)` names a case forever.
 
 use arbitrary::{Arbitrary, Unstructured};
-use stagecheck_generator::{generate, Config, Family, Program};
+use stagecheck_generator::{generate_for, Config, Family, Program, Settings};
 
 /// Bytes per generated case.
 pub const CASE_BYTES: usize = 4096;
@@ -37,15 +37,25 @@ pub fn bytes_for(seed: u64, index: u64) -> Vec<u8> {
 
 impl Case {
     pub fn from_seed(seed: u64, index: u64, family: Family) -> Case {
-        Case::from_bytes(bytes_for(seed, index), family, seed, index)
+        Case::from_seed_for(seed, index, family, &Settings::DEFAULT)
+    }
+
+    /// [`Case::from_seed`] for a compiler under test's generator settings
+    /// (`crate::targets::Target::generator`).
+    pub fn from_seed_for(seed: u64, index: u64, family: Family, settings: &Settings) -> Case {
+        Case::from_bytes_for(bytes_for(seed, index), family, seed, index, settings)
     }
 
     /// The case these bytes give (a saved finding's `input.bin`, a libFuzzer input).
     pub fn from_bytes(bytes: Vec<u8>, family: Family, seed: u64, index: u64) -> Case {
+        Case::from_bytes_for(bytes, family, seed, index, &Settings::DEFAULT)
+    }
+
+    fn from_bytes_for(bytes: Vec<u8>, family: Family, seed: u64, index: u64, settings: &Settings) -> Case {
         let mut u = Unstructured::new(&bytes);
         let config = Config::arbitrary(&mut u).unwrap_or_default();
         // `generate` never fails on short input (it reads zeros past the end).
-        let program = generate(&mut u, &config, family).expect("the generator accepts any input");
+        let program = generate_for(&mut u, &config, family, settings).expect("the generator accepts any input");
         Case { seed, index, bytes, config, program }
     }
 }

@@ -131,7 +131,8 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                     if options.max_programs.is_some_and(|m| index >= m) {
                         break;
                     }
-                    let case = case::Case::from_seed(options.seed, index, options.families.of(index));
+                    let settings = options.target.as_ref().map_or(stagecheck_generator::Settings::DEFAULT, |t| t.generator);
+                    let case = case::Case::from_seed_for(options.seed, index, options.families.of(index), &settings);
                     let checked = outcome::check_case_in(&mut worker, &case, &options.modes);
                     let mut saved = None;
                     if let outcome::Kind::Finding { signature, .. } = &checked.kind {

@@ -15,6 +15,7 @@
 //! |---|---|---|---|
 //! | `autograph` | plain | original, unstaged | CPython; `tf.autograph.to_graph(f, recursive=True)` on each top-level function, called with Python values |
 //! | `tf-function` | tensor | original, staged | the `sc` API mapped onto TensorFlow (a shim); eager TensorFlow against `@sc.function` as `tf.function` |
+//! | `torch-compile` | plain | original, compiled | CPython; `torch.compile(f, backend="eager")` on each top-level function (TorchDynamo), in the torch venv; `torch-compile:aot_eager` another backend |
 //!
 //! Any other NAME containing a `/` is an executable that speaks the protocol
 //! (a third party's converter, the protocol's tests): its `ready` says its
@@ -29,7 +30,9 @@
 //! declined and run as written) is compared like any run, and is that
 //! refusal where it agrees with the original; `uncompilable` in `original` is
 //! bad input, as RustPython's syntax errors are; a worker that dies is a
-//! `crashed` run (a finding), one past the time limit a `diverged` one.
+//! `crashed` run (a finding), one past the time limit a `diverged` one; a
+//! compiler that reports its own internal error (`crashed`) is a converter
+//! crash (`ModeRun::ConverterCrashed`, a finding whatever the original did).
 
 pub mod kinds;
 pub mod process;
@@ -39,7 +42,7 @@ use crate::executor::Outcome;
 use crate::input::InputError;
 use crate::modes::{Mode, ModeRun};
 use crate::worker::Worker;
-use stagecheck_generator::Family;
+use stagecheck_generator::{Family, Settings};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -65,28 +68,69 @@ pub struct Target {
     pub family: Option<Family>,
     /// Its modes, `original` first: the built-ins' own; an executable's from its `ready`.
     pub modes: Vec<Mode>,
+    /// What the generator leaves out for it (`Settings::DEFAULT` for an executable).
+    pub generator: Settings,
 }
 
-/// A built-in target: name, family, modes, the worker script after the kit.
+/// A built-in target: name, family, modes, the venv its worker runs in, the
+/// worker script after the kit.
 struct Builtin {
     name: &'static str,
     family: Family,
     modes: &'static [Mode],
+    venv: &'static Venv,
     script: &'static str,
+    /// Whether `NAME:OPTION` passes OPTION to its worker (`torch-compile:aot_eager`: the backend).
+    option: bool,
+    /// The rows it never supports and the fuel (`stagecheck_generator::Settings`).
+    generator: Settings,
 }
+
+/// A venv `scripts/target-venv` makes: the script's argument, the variable
+/// naming another, its directory under the cache, what it installs.
+pub struct Venv {
+    arg: Option<&'static str>,
+    var: &'static str,
+    dir: &'static str,
+    holds: &'static str,
+}
+
+const TF_VENV: Venv = Venv { arg: None, var: "STAGECHECK_TF_VENV", dir: "venv-tf", holds: "tensorflow-cpu and numpy" };
+const TORCH_VENV: Venv = Venv { arg: Some("torch"), var: "STAGECHECK_TORCH_VENV", dir: "venv-torch", holds: "torch" };
 
 const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "autograph",
         family: Family::Plain,
         modes: &[Mode::Original, Mode::Unstaged],
+        venv: &TF_VENV,
         script: include_str!("../../targets/autograph/worker.py"),
+        option: false,
+        // AutoGraph declines every generator and every loop's else (its
+        // refusals, 37.8% of the programs before): never generated for it.
+        generator: Settings { never: &["generator", "generator_protocol", "loop_else"], fuel: true, rebind: false },
     },
     Builtin {
         name: "tf-function",
         family: Family::Tensor,
         modes: &[Mode::Original, Mode::Staged],
+        venv: &TF_VENV,
         script: include_str!("../../targets/tf_function/worker.py"),
+        option: false,
+        generator: Settings::DEFAULT,
+    },
+    Builtin {
+        name: "torch-compile",
+        family: Family::Plain,
+        modes: &[Mode::Original, Mode::Compiled],
+        venv: &TORCH_VENV,
+        script: include_str!("../../targets/torch_compile/worker.py"),
+        option: true,
+        // Dynamo guards the fuel counter every function reads and recompiles
+        // them all at each call: no fuel (bounded by construction).
+        // Both sides one CPython: sets' order compared; functions called
+        // again after the globals they read are rebound.
+        generator: Settings { never: &[], fuel: false, rebind: true },
     },
 ];
 
@@ -95,41 +139,62 @@ pub fn builtin_names() -> Vec<&'static str> {
     BUILTINS.iter().map(|b| b.name).collect()
 }
 
-/// The venv of the TensorFlow targets (`scripts/target-venv` makes it):
-/// `$STAGECHECK_TF_VENV`, else `~/.cache/stagecheck/venv-tf`.
-pub fn venv_dir() -> PathBuf {
-    if let Some(v) = std::env::var_os("STAGECHECK_TF_VENV") {
+/// The generator settings of the built-in target `name` (`generate --target`).
+pub fn generator_settings(name: &str) -> Option<Settings> {
+    builtin(name).map(|b| b.generator)
+}
+
+/// The venv of the built-in target `name` (`scripts/target-venv [ARG]`
+/// makes it): `$VAR`, else `~/.cache/stagecheck/DIR` (`$STAGECHECK_CACHE`).
+pub fn venv_dir(name: &str) -> PathBuf {
+    let venv = builtin(name).map_or(&TF_VENV, |b| b.venv);
+    if let Some(v) = std::env::var_os(venv.var) {
         return v.into();
     }
     let cache = std::env::var_os("STAGECHECK_CACHE").map(PathBuf::from).unwrap_or_else(|| {
         let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| "/root".into());
         home.join(".cache/stagecheck")
     });
-    cache.join("venv-tf")
+    cache.join(venv.dir)
 }
 
-/// The venv's python, or why there is none.
-pub fn venv_python() -> Result<PathBuf, String> {
-    let python = venv_dir().join("bin/python");
+/// The built-in `name` names (`NAME:OPTION` too).
+fn builtin(name: &str) -> Option<&'static Builtin> {
+    let base = name.split(':').next().unwrap_or(name);
+    BUILTINS.iter().find(|b| b.name == base)
+}
+
+/// The command that makes `name`'s venv, in words.
+fn venv_command(venv: &Venv) -> String {
+    format!("scripts/target-venv{}", venv.arg.map(|a| format!(" {a}")).unwrap_or_default())
+}
+
+/// The python of the built-in target `name`'s venv, or why there is none.
+pub fn venv_python(name: &str) -> Result<PathBuf, String> {
+    let python = venv_dir(name).join("bin/python");
+    let venv = builtin(name).map_or(&TF_VENV, |b| b.venv);
     if python.is_file() {
         Ok(python)
     } else {
         Err(format!(
-            "no TensorFlow venv at {}: run scripts/target-venv (it installs tensorflow-cpu and numpy with pip, once)",
-            venv_dir().display()
+            "no venv at {}: run {} (it installs {} with pip, once)",
+            venv_dir(name).display(),
+            venv_command(venv),
+            venv.holds
         ))
     }
 }
 
-/// Makes the TensorFlow venv with this checkout's `scripts/target-venv`
-/// (the tests' way: `corpus` entries of a target replayed by
-/// `tests/corpus.rs`); `Err` with the script's words where it cannot.
-pub fn install_venv() -> Result<(), String> {
+/// Makes the built-in target `name`'s venv with this checkout's
+/// `scripts/target-venv` (the tests' way: `corpus` entries of a target
+/// replayed by `tests/corpus.rs`); `Err` with the script's words where it cannot.
+pub fn install_venv(name: &str) -> Result<(), String> {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/target-venv");
     if !script.is_file() {
         return Err(format!("no {} to make the venv with", script.display()));
     }
-    let out = std::process::Command::new(&script).output().map_err(|e| format!("{}: {e}", script.display()))?;
+    let venv = builtin(name).map_or(&TF_VENV, |b| b.venv);
+    let out = std::process::Command::new(&script).args(venv.arg).output().map_err(|e| format!("{}: {e}", script.display()))?;
     if out.status.success() {
         Ok(())
     } else {
@@ -140,21 +205,24 @@ pub fn install_venv() -> Result<(), String> {
 impl Target {
     /// The target NAME names; `Err` says why it cannot run here.
     pub fn resolve(name: &str) -> Result<Target, String> {
-        if let Some(b) = BUILTINS.iter().find(|b| b.name == name) {
-            let python = venv_python().map_err(|e| format!("target {name}: {e}"))?;
+        // `torch-compile:aot_eager`: a built-in with its worker's argument.
+        let (base, option) = name.split_once(':').map_or((name, None), |(b, o)| (b, Some(o)));
+        if let Some(b) = builtin(base).filter(|b| option.is_none() || b.option) {
+            let python = venv_python(base).map_err(|e| format!("target {name}: {e}"))?;
             // The venv's python is a link to the base interpreter: Landlock
             // needs the real file, and the venv and the base library read.
             let real = std::fs::canonicalize(&python).unwrap_or_else(|_| python.clone());
-            let mut readable = vec![venv_dir()];
+            let mut readable = vec![venv_dir(base)];
             readable.extend(real.parent().and_then(|bin| bin.parent()).map(PathBuf::from));
             let script = format!("{PYTHON_KIT}\n{}", b.script);
             return Ok(Target {
                 name: name.to_string(),
                 program: python,
-                args: vec!["-s".into(), "-B".into(), "-c".into(), script.into()],
+                args: vec!["-s".into(), "-B".into(), "-c".into(), script.into(), option.unwrap_or_default().into()],
                 confine: Some(readable),
                 family: Some(b.family),
                 modes: b.modes.to_vec(),
+                generator: b.generator,
             });
         }
         if name.contains('/') {
@@ -163,7 +231,7 @@ impl Target {
                 return Err(format!("target {name}: no such file"));
             }
             let mut target =
-                Target { name: name.to_string(), program, args: Vec::new(), confine: None, family: None, modes: Vec::new() };
+                Target { name: name.to_string(), program, args: Vec::new(), confine: None, family: None, modes: Vec::new(), generator: Settings::DEFAULT };
             // Its modes are what its worker says it runs.
             let ready = process::TargetProcess::probe(&target)?;
             target.modes = parse_modes(&ready.modes).map_err(|e| format!("target {name}: {e}"))?;
@@ -201,7 +269,11 @@ impl Target {
     }
 
     /// `modes` cut to the target's: `Err` when none but `original` is left.
+    /// The default (`Mode::ALL`) is the target's own modes.
     pub fn modes_of(&self, modes: &[Mode]) -> Result<Vec<Mode>, String> {
+        if modes == Mode::ALL {
+            return Ok(self.modes.clone());
+        }
         let mut out = vec![Mode::Original];
         out.extend(modes.iter().copied().filter(|m| *m != Mode::Original && self.modes.contains(m)));
         if out.len() == 1 {

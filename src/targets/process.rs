@@ -150,6 +150,10 @@ impl TargetProcess {
                 ModeRun::Refused { error: RefusalInfo { line, construct: super::REFUSAL.into(), reason } }
             }
             Ok(Reply::Uncompilable { message, line }) => ModeRun::Uncompilable { message, line },
+            Ok(Reply::Crashed { message, line }) => {
+                self.served();
+                ModeRun::ConverterCrashed { message: if line > 0 { format!("line {line}: {message}") } else { message } }
+            }
             Ok(Reply::Skipped(why)) => {
                 ModeRun::Refused { error: RefusalInfo { line: 0, construct: super::REFUSAL.into(), reason: format!("skipped: {why}") } }
             }

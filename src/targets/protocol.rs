@@ -9,7 +9,8 @@
 //! `{"ready": {"name", "version", "modes"}}` and each run with one [`Reply`]:
 //! `{"outcome": Outcome}`, `{"refused": {"reason", "line"}}`,
 //! `{"fell_back": {"outcome", "reason", "line"}}` (part declined and run as
-//! written, the rest converted), `{"uncompilable": {"message", "line"}}` or
+//! written, the rest converted), `{"uncompilable": {"message", "line"}}`,
+//! `{"crashed": {"message", "line"}}` (the compiler's own internal error) or
 //! `{"skipped": "why"}`. The
 //! outcome is the executor's `Outcome` JSON; [`outcome_from_python`] puts a
 //! Python renderer's outcome in the order RustPython's runs have. The CPython
@@ -86,6 +87,14 @@ pub enum Reply {
         #[serde(default)]
         line: u32,
     },
+    /// The compiler under test failed inside itself (an assertion, an
+    /// internal error it raised), whatever the program did: a finding
+    /// (`ModeRun::ConverterCrashed`).
+    Crashed {
+        message: String,
+        #[serde(default)]
+        line: u32,
+    },
     /// Not run, and why (a program a target cannot take, such as one
     /// importing stagecheck's native tensor module).
     Skipped(String),
@@ -136,6 +145,7 @@ mod tests {
         assert!(matches!(parse(r#"{"refused": {"reason": "for/else", "line": 3}}"#), Reply::Refused { line: 3, .. }));
         assert!(matches!(parse(r#"{"uncompilable": {"message": "SyntaxError"}}"#), Reply::Uncompilable { line: 0, .. }));
         assert!(matches!(parse(r#"{"skipped": "why"}"#), Reply::Skipped(_)));
+        assert!(matches!(parse(r#"{"crashed": {"message": "InternalTorchDynamoError", "line": 2}}"#), Reply::Crashed { line: 2, .. }));
         let fell_back = r#"{"fell_back": {"outcome": {"terminal": {"state": "completed"}, "stdout": "", "stdout_truncated": false, "globals": [], "micros": 1}, "reason": "generators"}}"#;
         assert!(matches!(parse(fell_back), Reply::FellBack { line: 0, .. }));
         let ready = parse(r#"{"ready": {"name": "t", "version": "1", "modes": ["original", "unstaged"]}}"#);

@@ -27,7 +27,6 @@ Runs: stagecheck passes targets/python/stagecheck_target.py and this file,
 joined, to the venv's python (`-c`); see src/targets/mod.rs.
 """
 
-import ast
 import os
 import re
 
@@ -118,36 +117,10 @@ def convert(f):
     return converted
 
 
-def _convert_calls(body):
-    """`f = CONVERT(f)` after each function definition in `body` (and in the
-    bodies of top-level compound statements other than def and class)."""
-    out = []
-    for stmt in body:
-        for field in ("body", "orelse", "finalbody"):
-            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and isinstance(getattr(stmt, field, None), list):
-                setattr(stmt, field, _convert_calls(getattr(stmt, field)))
-        for handler in getattr(stmt, "handlers", []) or []:
-            handler.body = _convert_calls(handler.body)
-        out.append(stmt)
-        if isinstance(stmt, ast.FunctionDef):
-            call = ast.Assign(
-                targets=[ast.Name(stmt.name, ast.Store())],
-                value=ast.Call(ast.Name(CONVERT, ast.Load()), [ast.Name(stmt.name, ast.Load())], []),
-            )
-            out.append(ast.copy_location(call, stmt))
-            ast.fix_missing_locations(call)
-            for node in ast.walk(call):
-                node.lineno = node.end_lineno = stmt.end_lineno
-                node.col_offset = node.end_col_offset = 0
-    return out
-
-
 def run_converted(code, source, path, mode, stdout_limit):
     extra = {}
     if mode == "unstaged":
-        tree = ast.parse(source, path)
-        tree.body = _convert_calls(tree.body)
-        code = compile(tree, path, "exec", dont_inherit=True)
+        code = compile_wrapped(source, path, CONVERT)
         extra[CONVERT] = convert
     elif mode != "original":
         return {"skipped": f"the autograph target has no mode {mode!r} (original, unstaged)"}

@@ -20,6 +20,7 @@ no sandbox: a program can reach the real importer through any function's
 __globals__. stagecheck confines the process instead (the jail, src/jail/).
 """
 
+import ast
 import builtins
 import hashlib
 import json
@@ -357,9 +358,11 @@ def sandbox_builtins(needs_native, extra=None):
     return scope_builtins
 
 
-def run_code(code, path, stdout_limit, scope_builtins, needs_native, alias=None, custom=None):
+def run_code(code, path, stdout_limit, scope_builtins, needs_native, alias=None, custom=None, hidden=None):
     """Runs `code` in a fresh module scope; the reply: `{"outcome": ...}`,
-    or `{"skipped": why}` for a program that imports stagecheck's native module."""
+    or `{"skipped": why}` for a program that imports stagecheck's native module.
+    `hidden(name)`: globals the target itself bound, never rendered (nor
+    charged to the rendering's budget)."""
     scope = {"__name__": "__main__", "__builtins__": scope_builtins}
     initial = list(scope)
     capture = Capture(stdout_limit)
@@ -378,7 +381,7 @@ def run_code(code, path, stdout_limit, scope_builtins, needs_native, alias=None,
         return {"skipped": f"imports {needs_native[0]} (needs the native _stagecheck_tensor)"}
     renderer = Renderer(alias, custom)
     globals_ = [[str_of(k), renderer.render(v)] for k, v in list(scope.items())
-                if k not in initial and k != "__warningregistry__"]
+                if k not in initial and k != "__warningregistry__" and not (hidden and hidden(k))]
     outcome = {"terminal": terminal, "stdout": "".join(capture.parts), "stdout_truncated": capture.truncated,
                "globals": globals_, "micros": micros}
     return {"outcome": outcome}
@@ -398,6 +401,40 @@ def run_request(request, limits, run):
         return run(code, source, path, mode, int(limits.get("stdout_limit", 1 << 20)))
     finally:
         linecache.cache.pop(path, None)
+
+
+def wrap_definitions(body, helper):
+    """`f = helper(f)` after each function definition in the module `body`
+    (and in the bodies of top-level compound statements other than def and
+    class), on the definition's last line: how a converter under test
+    replaces each top-level function (AutoGraph's `to_graph`, `torch.compile`)."""
+    out = []
+    for stmt in body:
+        for field in ("body", "orelse", "finalbody"):
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and isinstance(getattr(stmt, field, None), list):
+                setattr(stmt, field, wrap_definitions(getattr(stmt, field), helper))
+        for handler in getattr(stmt, "handlers", []) or []:
+            handler.body = wrap_definitions(handler.body, helper)
+        out.append(stmt)
+        if isinstance(stmt, ast.FunctionDef):
+            call = ast.Assign(
+                targets=[ast.Name(stmt.name, ast.Store())],
+                value=ast.Call(ast.Name(helper, ast.Load()), [ast.Name(stmt.name, ast.Load())], []),
+            )
+            out.append(ast.copy_location(call, stmt))
+            ast.fix_missing_locations(call)
+            for node in ast.walk(call):
+                node.lineno = node.end_lineno = stmt.end_lineno
+                node.col_offset = node.end_col_offset = 0
+    return out
+
+
+def compile_wrapped(source, path, helper):
+    """The program's code with `f = helper(f)` after each top-level function
+    definition ([`wrap_definitions`])."""
+    tree = ast.parse(source, path)
+    tree.body = wrap_definitions(tree.body, helper)
+    return compile(tree, path, "exec", dont_inherit=True)
 
 
 def with_refusals(reply, refusals):

@@ -100,18 +100,24 @@ pub fn scratch(group: &str, name: &str) -> PathBuf {
 /// `None` (said on stderr) only where pip cannot reach the registry.
 pub fn tensorflow() -> Option<PathBuf> {
     static PYTHON: OnceLock<Option<PathBuf>> = OnceLock::new();
-    PYTHON
-        .get_or_init(|| {
-            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/target-venv");
-            let out = Command::new(&script).output().expect("scripts/target-venv runs");
-            match out.status.code() {
-                Some(0) => Some(PathBuf::from(text(&out.stdout).trim())),
-                Some(3) => {
-                    eprintln!("SKIPPED: the TensorFlow tests: {}", text(&out.stderr).trim());
-                    None
-                }
-                _ => panic!("scripts/target-venv failed: {}", text(&out.stderr)),
-            }
-        })
-        .clone()
+    PYTHON.get_or_init(|| venv(None)).clone()
+}
+
+/// The torch venv's python (`scripts/target-venv torch`), as [`tensorflow`].
+pub fn torch() -> Option<PathBuf> {
+    static PYTHON: OnceLock<Option<PathBuf>> = OnceLock::new();
+    PYTHON.get_or_init(|| venv(Some("torch"))).clone()
+}
+
+fn venv(arg: Option<&str>) -> Option<PathBuf> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/target-venv");
+    let out = Command::new(&script).args(arg).output().expect("scripts/target-venv runs");
+    match out.status.code() {
+        Some(0) => Some(PathBuf::from(text(&out.stdout).trim())),
+        Some(3) => {
+            eprintln!("SKIPPED: the {} tests: {}", arg.unwrap_or("TensorFlow"), text(&out.stderr).trim());
+            None
+        }
+        _ => panic!("scripts/target-venv failed: {}", text(&out.stderr)),
+    }
 }

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use arbitrary::{Arbitrary, Unstructured};
-use stagecheck_generator::{generate, Config, Family, Program};
+use stagecheck_generator::{generate_for, Config, Family, Program, Settings};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -23,17 +23,34 @@ pub fn bytes(seed: u64, len: usize) -> Vec<u8> {
 
 /// A program from `data`: the config drawn from the first bytes, the program from the rest.
 pub fn program_from(data: &[u8], family: Family) -> (Config, Program) {
+    program_from_for(data, family, &Settings::DEFAULT)
+}
+
+fn program_from_for(data: &[u8], family: Family, settings: &Settings) -> (Config, Program) {
     let mut u = Unstructured::new(data);
     let config = Config::arbitrary(&mut u).expect("a config never fails");
-    let p = generate(&mut u, &config, family).expect("generation never fails");
+    let p = generate_for(&mut u, &config, family, settings).expect("generation never fails");
     (config, p)
 }
 
 /// The program for seed `seed` (random length up to 6 KiB).
 pub fn program(seed: u64, family: Family) -> (Config, Program) {
-    let len = (bytes(seed ^ 0xABCD, 2).iter().map(|&b| b as usize).sum::<usize>() * 12).max(64);
-    program_from(&bytes(seed, len), family)
+    program_for(seed, family, &Settings::DEFAULT)
 }
+
+/// [`program`] under a target's `settings` (`ALL_ROWS`: every row of the table).
+pub fn program_for(seed: u64, family: Family, settings: &Settings) -> (Config, Program) {
+    let len = (bytes(seed ^ 0xABCD, 2).iter().map(|&b| b as usize).sum::<usize>() * 12).max(64);
+    program_from_for(&bytes(seed, len), family, settings)
+}
+
+/// Every row of the table, fuel on, one round of calls: what a target running
+/// both sides on one CPython may take.
+pub const ALL_ROWS: Settings = Settings { never: &[], fuel: true, rebind: false };
+
+/// A JIT's settings (torch-compile's): every row, no fuel, the functions
+/// called again after the int globals are rebound.
+pub const JIT: Settings = Settings { never: &[], fuel: false, rebind: true };
 
 /// Parses every source with python3's `ast` in one process; returns the
 /// indices that failed with their errors.

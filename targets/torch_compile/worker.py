@@ -1,0 +1,236 @@
+"""The `torch-compile` target's worker (targets/README.md): PyTorch's
+`torch.compile` (TorchDynamo and a backend) under test, on plain Python
+programs.
+
+Modes:
+- `original`: the program as written, under this CPython.
+- `compiled`: every function defined at the top level of the module (a
+  `def` directly in the module body, or in a top-level `if`/`try`/`with`
+  body) is replaced, right after its definition, by
+  `torch.compile(f, backend=B)` (`B`: `eager` unless the target was named
+  `torch-compile:aot_eager`); Dynamo inlines what it calls. Config:
+  `allow_empty_graphs` (else a function without tensor ops is never traced
+  and nothing is tested), `suppress_errors = False` (an internal error
+  reaches us instead of a silent fallback to CPython).
+
+What a run reports besides its outcome (Dynamo's `ConvertFrame`, wrapped):
+- an exception other than `Unsupported`/`UserError` leaving Dynamo's
+  frame conversion (an assertion, `InternalTorchDynamoError`,
+  `BackendCompilerFailed`) is the compiler's crash: the reply is `crashed`,
+  whatever the program made of the exception (it may catch it);
+- a run in which Dynamo converted no frame tested nothing: `fell_back` with
+  the reason `not tested - ...` (Dynamo's own `Unsupported` reason where it
+  gave up on a whole frame), so it counts as a refusal where it agrees and
+  never as agreement.
+
+Every program runs in a child forked from the worker (the kit's `serve`),
+so nothing Dynamo caches or guards on survives a program; the child resets
+Dynamo anyway before the compiled run (`torch._dynamo.reset()`).
+
+Runs: stagecheck passes targets/python/stagecheck_target.py and this file,
+joined, to the venv's python (`-c`), with the backend as its argument; see
+src/targets/mod.rs.
+"""
+
+import logging
+import re
+import warnings
+
+warnings.simplefilter("ignore")  # NumPy's absence, Dynamo's advice: never a program's output
+
+import torch  # noqa: E402
+import torch._dynamo  # noqa: E402
+from torch._dynamo import convert_frame, exc as dynamo_exc  # noqa: E402
+from torch._dynamo import aot_compile, codegen, pgo, utils as dynamo_utils  # noqa: E402
+from torch._dynamo.utils import counters  # noqa: E402
+
+logging.getLogger("torch").setLevel(logging.CRITICAL)
+torch._dynamo.config.allow_empty_graphs = True
+torch._dynamo.config.suppress_errors = False
+# Dynamo's profile of dynamic shapes names a code object by its file's CRC,
+# reading the file by the path the program was given (the jail may not let
+# it, and its bytes are not the run's): the path alone, as Dynamo does for a
+# file that does not exist.
+pgo._hash_containing_file = lambda filepath: filepath
+
+BACKEND = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] else "eager"
+COMPILE = "__stagecheck_torch_compile__"
+
+
+class Run:
+    """What Dynamo did during one run: frames converted, frames it gave up
+    on (`Unsupported`), its own failures, the compiled functions."""
+
+    current = None
+
+    def __init__(self):
+        self.unsupported = []
+        self.crashes = []
+        self.alias = {}
+        self.keep = []
+        self.installed = set()
+
+    def minted(self, name):
+        """A global Dynamo installed or minted (left out of the globals)."""
+        return name in self.installed or name.startswith(aot_compile._MINTED_GLOBAL_PREFIXES)
+
+
+def _first_line(text):
+    return (str(text).strip().splitlines() or [""])[0][:300]
+
+
+def _user_line(exception):
+    """The program's innermost line in an exception's traceback (0: none)."""
+    line, tb = 0, exception.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == Run.path:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _frame_line(frame, e):
+    return frame.f_code.co_firstlineno if frame.f_code.co_filename == Run.path else _user_line(e)
+
+
+def _recording(convert, soft):
+    """Dynamo's frame conversion `convert`, what escapes it recorded for the
+    run's reply: inside, the `Unsupported` it then swallows (the frame runs
+    as written: `soft`); outside, what reaches the program (its crash)."""
+    def converting(self, frame, *args, **kwargs):
+        try:
+            return convert(self, frame, *args, **kwargs)
+        except Exception as e:
+            run = Run.current
+            gave_up = isinstance(e, (dynamo_exc.Unsupported, dynamo_exc.UserError))
+            if run is not None and soft and gave_up:
+                run.unsupported.append((reason(e), _frame_line(frame, e)))
+            elif run is not None and not soft and not gave_up:
+                run.crashes.append((f"{type(e).__name__}: {_first_line(e)}", _frame_line(frame, e)))
+            raise
+    return converting
+
+
+convert_frame.ConvertFrameAssert.__call__ = _recording(convert_frame.ConvertFrameAssert.__call__, soft=True)
+convert_frame.ConvertFrame.__call__ = _recording(convert_frame.ConvertFrame.__call__, soft=False)
+
+
+_create_cleanup = dynamo_utils.CleanupHook.create
+_globally_cached = codegen.PyCodegen.setup_globally_cached
+
+
+def _installing(scope, name, value):
+    if Run.current is not None:
+        Run.current.installed.add(name)
+    return _create_cleanup(scope, name, value)
+
+
+def _caching(self, name, value):
+    instructions = _globally_cached(self, name, value)
+    if Run.current is not None:
+        Run.current.installed.add(instructions[-1].argval)
+    return instructions
+
+
+# The globals Dynamo installs in the program's module (compiled graphs,
+# resume functions, the builtins dict it guards on) are its implementation,
+# recorded to leave them out of the compiled run's globals (`Run.minted`:
+# never rendered, so never charged to the rendering's budget); so are the
+# names it mints by its own list of prefixes (module aliases `__import_*`).
+dynamo_utils.CleanupHook.create = staticmethod(_installing)
+codegen.PyCodegen.setup_globally_cached = _caching
+
+
+def reason(e):
+    """An Unsupported's reason, headed by what it gave up on with numbers
+    taken out (the report counts refusals by the text before the colon)."""
+    message = _first_line(e)
+    head = re.sub(r"\d+", "N", re.split(r"[:\n(]", message, maxsplit=1)[0].strip())[:80]
+    return f"{type(e).__name__} - {head}: {message}"
+
+
+def compile_function(f):
+    import types as _types
+    if not isinstance(f, _types.FunctionType):
+        return f
+    compiled = torch.compile(f, backend=BACKEND)
+    # The wrapper shows the function's defaults (the same objects) as it
+    # shows its name (functools.wraps copies no defaults: a program reading
+    # `f.__defaults__` read None, the harness's doing, not Dynamo's).
+    compiled.__defaults__, compiled.__kwdefaults__ = f.__defaults__, f.__kwdefaults__
+    Run.current.alias[id(compiled)] = f
+    Run.current.keep.append(compiled)
+    return compiled
+
+
+def run_compiled(code, source, path, mode, stdout_limit):
+    extra = {}
+    if mode == "compiled":
+        code = compile_wrapped(source, path, COMPILE)
+        extra[COMPILE] = compile_function
+        torch._dynamo.reset()
+        counters.clear()
+    elif mode != "original":
+        return {"skipped": f"the torch-compile target has no mode {mode!r} (original, compiled)"}
+    current = Run.current = Run()
+    Run.path = path
+    try:
+        needs_native = []
+        reply = run_code(code, path, stdout_limit, sandbox_builtins(needs_native, extra), needs_native, current.alias, hidden=current.minted)
+    finally:
+        Run.current = None
+    if mode != "compiled" or "outcome" not in reply:
+        return reply
+    if current.crashes:
+        message, line = current.crashes[0]
+        return {"crashed": {"message": f"torch.compile ({BACKEND}) failed inside: {message}", "line": line}}
+    if counters["frames"]["ok"] == 0:
+        refusals = current.unsupported or [("not tested - Dynamo converted no frame: no compiled function was called", 0)]
+        return with_refusals(reply, [(f"not tested - {r}" if not r.startswith("not tested") else r, line) for r, line in refusals[:1]])
+    return reply
+
+
+def run(request, limits):
+    return run_request(request, limits, run_compiled)
+
+
+Run.path = None
+
+WARM_UP = """def warm(n, xs):
+    s = {n: [x for x in xs if x]}
+    try:
+        s[n].append(len(xs) % 3)
+    except KeyError:
+        pass
+    return sorted(s[n]), format(n, "d")
+"""
+
+
+def _warm_up():
+    """Dynamo's lazy imports and first compilation (seconds) done before
+    `ready`, in the worker every program's child is forked from; best
+    effort. Then reset: the children start with Dynamo's caches empty."""
+    path = "<stagecheck-warm-up>"
+    linecache.cache[path] = (len(WARM_UP), None, WARM_UP.splitlines(True), path)
+    scope = {}
+    try:
+        exec(compile(WARM_UP, path, "exec"), scope)
+        compiled = torch.compile(scope["warm"], backend=BACKEND)
+        compiled(3, [1, 0, 2])
+        compiled(4, [1, 2])
+    except Exception as e:  # noqa: BLE001 - a warm-up that fails costs only time
+        sys.stderr.write(f"torch-compile warm-up: {type(e).__name__}: {e}\n")
+    finally:
+        linecache.cache.pop(path, None)
+        torch._dynamo.reset()
+        counters.clear()
+
+
+if __name__ == "__main__":
+    if BACKEND not in ("eager", "aot_eager"):
+        raise SystemExit(f"torch-compile: backend {BACKEND!r}: eager or aot_eager (inductor runs a C++ compiler, which the jail lets no target start)")
+    _warm_up()
+    sys.setrecursionlimit(1000 + 4)
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(0)
+    serve({"name": "torch-compile", "version": f"PyTorch {torch.__version__} (torch.compile, backend {BACKEND})", "modes": ["original", "compiled"]}, run)
