@@ -10,9 +10,13 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-/// Native recursion without Python frames: the worker's stack overflows
-/// (CPython raises RecursionError).
-const STACK_OVERFLOW: &str = "class Caller:\n    pass\ncaller = Caller()\nCaller.__call__ = caller\ntry:\n    caller()\nexcept RecursionError:\n    print(\"RecursionError\")\n";
+/// Native recursion in RustPython's parser: 2,000,000 nested unary minuses
+/// overflow the worker's stack (CPython raises MemoryError, "too complex").
+/// The VM's own recursions end in RecursionError since issue 36 (an instance
+/// as its class's `__call__`, this constant until then: vm_patches.rs
+/// `recursion_through_any_kind_of_frame_is_a_recursion_error`); the parser's
+/// is not bounded yet, and whoever bounds it gives these tests another crash.
+const STACK_OVERFLOW: &str = "try:\n    eval(\"-\" * 2000000 + \"1\")\nexcept (RecursionError, MemoryError) as e:\n    print(type(e).__name__)\n";
 
 /// A generator whose `finally` raises when it is collected, at teardown.
 const FINALLY_AT_TEARDOWN: &str = "def gen():\n    try:\n        yield\n    finally:\n        raise ValueError(\"in close\")\ng = gen()\nnext(g)\nprint(\"done\")\n";

@@ -373,3 +373,73 @@ print(it.__reduce__()[0] is iter)
     assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
     assert_eq!(out.stdout, "inner 1\n[0, 1, 2]\nAttributeError iter\nTrue\n");
 }
+
+/// Recursion through any kind of frame ends in RecursionError, never a
+/// native stack overflow (the worker killed by SIGSEGV/SIGABRT): through
+/// `__repr__`, `__eq__`, `__getattribute__`, a descriptor, an operator,
+/// `__init_subclass__`, a sort key, nested data 100,000 deep (`repr`, `==`,
+/// `str`, `isinstance`), and an instance that is its class's `__call__`
+/// (native calls, no Python frame: the worker's stack overflowed). The VM checks the native stack against the
+/// thread's own bounds on every frame, call and iterator step.
+/// Expected: CPython 3.11's output.
+#[test]
+fn recursion_through_any_kind_of_frame_is_a_recursion_error() {
+    let src = r#"
+def outcome(f):
+    try:
+        f()
+        return 'completed'
+    except RecursionError:
+        return 'RecursionError'
+class Repr:
+    def __repr__(self):
+        return repr(self)
+class Eq:
+    def __eq__(self, other):
+        return self == other
+class GetAttribute:
+    def __getattribute__(self, name):
+        return getattr(self, name)
+class Descriptor:
+    def __get__(self, obj, owner):
+        return obj.d
+class Owner:
+    d = Descriptor()
+class Add:
+    def __add__(self, other):
+        return self + other
+class Subclassing:
+    def __init_subclass__(cls):
+        class Deeper(cls):
+            pass
+def subclass():
+    class First(Subclassing):
+        pass
+def key(x):
+    return sorted([x, x], key=key)
+class Caller:
+    pass
+caller = Caller()
+Caller.__call__ = caller
+def nested(make):
+    v = make(None)
+    for _ in range(100000):
+        v = make(v)
+    return v
+l, l2 = nested(lambda v: [v]), nested(lambda v: [v])
+d = nested(lambda v: {1: v})
+print([outcome(f) for f in [
+    lambda: repr(Repr()), lambda: Eq() == Eq(), lambda: GetAttribute().x, lambda: Owner().d,
+    lambda: Add() + 1, subclass, lambda: key(1), lambda: repr(l), lambda: l == l2,
+    lambda: str(l), lambda: repr(d), lambda: d == d.copy(), lambda: isinstance(1, nested(lambda v: (v or int,))),
+    caller,
+]])
+del l, l2, d
+"#;
+    let e = "'RecursionError'";
+    // Builds 400,000 objects: more than the default 2 s on a loaded machine.
+    let config = Config { time_limit: std::time::Duration::from_secs(30), ..Config::default() };
+    let out = Worker::new(config).run(src, "prog.py").expect("compiles");
+    assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
+    assert_eq!(out.stdout, format!("[{e}, {e}, {e}, {e}, {e}, {e}, {e}, {e}, {e}, {e}, {e}, 'completed', {e}, {e}]\n"));
+}
