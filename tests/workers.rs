@@ -138,3 +138,17 @@ fn a_deadline_ends_a_run_before_its_limit() {
     let next = w.run("x = 1\n", "after-deadline.py").unwrap();
     assert_eq!(next.terminal, Terminal::Completed);
 }
+
+/// A value nested deeper than serde_json's default limit (128 levels) left in
+/// a global: a linked list of 60 objects renders 48 levels deep (the
+/// renderer's bound), each 4 levels of JSON. Its reply parsed as "recursion
+/// limit exceeded" and the run read as a crash of its worker (issue 36); it
+/// completes, as in CPython.
+#[test]
+fn a_deeply_nested_global_is_rendered_not_a_crash() {
+    let p = program("deep-global.py", "class Node:\n    def __init__(self, next):\n        self.next = next\nhead = None\nfor i in range(60):\n    head = Node(head)\nd = {}\nfor i in range(60):\n    d = {1: d}\nprint('built')\n");
+    let out = stagecheck(&["run", p.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("outcome: completed") && stdout.contains("head = "), "{stdout}");
+}
