@@ -379,8 +379,9 @@ print(it.__reduce__()[0] is iter)
 /// `__repr__`, `__eq__`, `__getattribute__`, a descriptor, an operator,
 /// `__init_subclass__`, a sort key, nested data 100,000 deep (`repr`, `==`,
 /// `str`, `isinstance`), and an instance that is its class's `__call__`
-/// (native calls, no Python frame: the worker's stack overflowed). The VM checks the native stack against the
-/// thread's own bounds on every frame, call and iterator step.
+/// (native calls, no Python frame: the worker's stack overflowed). The VM
+/// checks the native stack against the thread's own bounds on every frame,
+/// call and iterator step.
 /// Expected: CPython 3.11's output.
 #[test]
 fn recursion_through_any_kind_of_frame_is_a_recursion_error() {
