@@ -1497,8 +1497,8 @@ impl VirtualMachine {
         }
     }
 
-    /// Calculate the C stack soft limit based on actual stack boundaries.
-    /// soft_limit = base + 2 * margin (for downward-growing stacks)
+    /// Calculate the C stack soft limit based on actual stack boundaries
+    /// (for downward-growing stacks).
     ///
     /// stagecheck patch: the margin is a sixteenth of the thread's stack
     /// (at least 2 margins, at most 16 MiB): one step between two checks
@@ -1519,8 +1519,6 @@ impl VirtualMachine {
     }
 
     /// Check if we're near the C stack limit (like _Py_MakeRecCheck).
-    /// Returns true only when stack pointer is in the "danger zone" between
-    /// soft_limit and hard_limit (soft_limit - 2*margin).
     ///
     /// stagecheck patch: anywhere below the soft limit. The published check
     /// was true only within 2 margins (32 KiB) under it, so a recursion whose
