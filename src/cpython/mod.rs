@@ -164,7 +164,7 @@ impl Python {
 /// (the targets protocol's run replies, [`crate::targets::protocol::Reply`]).
 fn parse(out: &[u8]) -> Result<CpythonRun, String> {
     use crate::targets::protocol::{outcome_from_python, Reply};
-    let reply: Reply = serde_json::from_slice(out).map_err(|e| if out.is_empty() { "no output".into() } else { e.to_string() })?;
+    let reply: Reply = crate::worker::protocol::from_slice_deep(out).map_err(|e| if out.is_empty() { "no output".into() } else { e.to_string() })?;
     Ok(match reply {
         // Addresses named as RustPython's runs name theirs.
         Reply::Outcome(outcome) => CpythonRun::Ran { outcome: outcome_from_python(outcome) },

@@ -286,7 +286,7 @@ impl Live {
         self.fill(4, deadline)?;
         let len = frame_len(self.buffer[..4].try_into().unwrap()).map_err(|e| Stop::Dead(e.to_string()))?;
         self.fill(4 + len, deadline)?;
-        let reply = serde_json::from_slice(&self.buffer[4..4 + len]).map_err(|e| Stop::Dead(format!("a reply that does not parse: {e}")));
+        let reply = super::protocol::from_slice_deep(&self.buffer[4..4 + len]).map_err(|e| Stop::Dead(format!("a reply that does not parse: {e}")));
         self.buffer.drain(..4 + len);
         reply
     }

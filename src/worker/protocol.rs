@@ -67,7 +67,21 @@ pub fn read_frame<T: DeserializeOwned>(input: &mut impl Read) -> io::Result<Opti
     }
     let mut body = vec![0u8; frame_len(len)?];
     input.read_exact(&mut body)?;
-    serde_json::from_slice(&body).map(Some).map_err(io::Error::other)
+    from_slice_deep(&body).map(Some).map_err(io::Error::other)
+}
+
+/// `serde_json::from_slice` without its limit of 128 nested levels. A
+/// rendered value nests up to `render::MAX_DEPTH` (48) containers, each up to
+/// 4 levels of JSON (an instance: its object, its attributes, a pair, the
+/// value), so a linked list of 40 objects left in a global exceeded the limit
+/// and the run read as a crash ("a reply that does not parse"). The renderer
+/// bounds the depth (about 200 levels), so parsing cannot run off the stack.
+pub fn from_slice_deep<T: DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    let value = T::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
 }
 
 /// The length a frame's header announces, refused past [`MAX_FRAME`].

@@ -9,7 +9,7 @@ use crate::{
     TryFromObject, atomic_func,
     builtins::{
         PyTuple,
-        iter::{builtins_iter, builtins_reversed},
+        iter::{try_builtins_iter, try_builtins_reversed},
         type_::PyAttributes,
     },
     class::{PyClassDef, PyClassImpl},
@@ -998,8 +998,8 @@ macro_rules! dict_view {
 
             #[allow(clippy::redundant_closure_call)]
             #[pymethod]
-            fn __reduce__(&self, vm: &VirtualMachine) -> PyTupleRef {
-                let iter = builtins_iter(vm);
+            fn __reduce__(&self, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+                let iter = try_builtins_iter(vm)?;
                 let internal = self.internal.lock();
                 let entries = match &internal.status {
                     IterStatus::Active(dict) => dict
@@ -1008,7 +1008,7 @@ macro_rules! dict_view {
                         .collect::<Vec<_>>(),
                     IterStatus::Exhausted => vec![],
                 };
-                vm.new_tuple((iter, (vm.ctx.new_list(entries),)))
+                Ok(vm.new_tuple((iter, (vm.ctx.new_list(entries),))))
             }
         }
 
@@ -1068,8 +1068,8 @@ macro_rules! dict_view {
 
             #[allow(clippy::redundant_closure_call)]
             #[pymethod]
-            fn __reduce__(&self, vm: &VirtualMachine) -> PyTupleRef {
-                let iter = builtins_reversed(vm);
+            fn __reduce__(&self, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+                let iter = try_builtins_reversed(vm)?;
                 let internal = self.internal.lock();
                 // TODO: entries must be reversed too
                 let entries = match &internal.status {
@@ -1079,7 +1079,7 @@ macro_rules! dict_view {
                         .collect::<Vec<_>>(),
                     IterStatus::Exhausted => vec![],
                 };
-                vm.new_tuple((iter, (vm.ctx.new_list(entries),)))
+                Ok(vm.new_tuple((iter, (vm.ctx.new_list(entries),))))
             }
 
             #[pymethod]

@@ -1,6 +1,6 @@
 use super::{
     IterStatus, PositionIterInternal, PyGenericAlias, PyIntRef, PyTupleRef, PyType, PyTypeRef,
-    iter::builtins_reversed,
+    iter::{active, try_builtins_reversed, exhaust},
 };
 use crate::common::lock::{PyMutex, PyRwLock};
 use crate::{
@@ -109,13 +109,18 @@ impl PyReverseSequenceIterator {
 
     #[pymethod]
     fn __length_hint__(&self, vm: &VirtualMachine) -> PyResult<usize> {
+        // stagecheck patch: CPython's `reversed_len`: `__len__` runs without
+        // the lock (iter.rs `active`), and the index is read after it, which
+        // may have moved it; an index at or past the length hints 0.
+        let Some((obj, _)) = active(&self.internal) else {
+            return Ok(0);
+        };
+        let len = obj.length(vm)?;
         let internal = self.internal.lock();
-        if let IterStatus::Active(obj) = &internal.status
-            && internal.position <= obj.length(vm)?
-        {
-            return Ok(internal.position + 1);
-        }
-        Ok(0)
+        Ok(match internal.status {
+            IterStatus::Active(_) if internal.position < len => internal.position + 1,
+            _ => 0,
+        })
     }
 
     #[pymethod]
@@ -124,23 +129,36 @@ impl PyReverseSequenceIterator {
     }
 
     #[pymethod]
-    fn __reduce__(&self, vm: &VirtualMachine) -> PyTupleRef {
-        let func = builtins_reversed(vm);
-        self.internal.lock().reduce(
+    fn __reduce__(&self, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+        let func = try_builtins_reversed(vm)?;
+        Ok(self.internal.lock().reduce(
             func,
             |x| x.clone(),
             |vm| vm.ctx.empty_tuple.clone().into(),
             vm,
-        )
+        ))
     }
 }
 
 impl SelfIter for PyReverseSequenceIterator {}
 impl IterNext for PyReverseSequenceIterator {
     fn next(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyIterReturn> {
-        zelf.internal
-            .lock()
-            .rev_next(|obj, pos| PyIterReturn::from_getitem_result(obj.get_item(&pos, vm), vm))
+        // stagecheck patch: CPython's `reversed_next`, `__getitem__` run
+        // without the lock (see PySequenceIterator's `next`); any error or the
+        // first index exhausts it.
+        let Some((obj, pos)) = active(&zelf.internal) else {
+            return Ok(PyIterReturn::StopIteration(None));
+        };
+        let ret = PyIterReturn::from_getitem_result(obj.get_item(&pos, vm), vm);
+        let mut internal = zelf.internal.lock();
+        match &ret {
+            Ok(PyIterReturn::Return(_)) if internal.position > 0 => internal.position -= 1,
+            _ => {
+                drop(internal);
+                exhaust(&zelf.internal);
+            }
+        }
+        ret
     }
 }
 

@@ -4,14 +4,14 @@
 
 use super::{PyInt, PyTupleRef, PyType};
 use crate::{
-    Context, Py, PyObjectRef, PyPayload, PyResult, VirtualMachine,
+    AsObject, Context, Py, PyObjectRef, PyPayload, PyResult, VirtualMachine,
     class::PyClassImpl,
     function::ArgCallable,
     object::{Traverse, TraverseFn},
     protocol::PyIterReturn,
     types::{IterNext, Iterable, SelfIter},
 };
-use rustpython_common::lock::{PyMutex, PyRwLock, PyRwLockUpgradableReadGuard};
+use rustpython_common::lock::{PyMutex, PyRwLock};
 
 /// Marks status of iterator.
 #[derive(Debug, Clone)]
@@ -153,12 +153,54 @@ impl<T> PositionIterInternal<T> {
     }
 }
 
+/// stagecheck patch: the object and position of an active iterator, taken
+/// out of its lock, so that what runs Python (`__getitem__`, `__len__`) runs
+/// without it: a call reaching the same iterator again would lock it twice.
+pub(crate) fn active(
+    internal: &PyMutex<PositionIterInternal<PyObjectRef>>,
+) -> Option<(PyObjectRef, usize)> {
+    let internal = internal.lock();
+    match &internal.status {
+        IterStatus::Active(obj) => Some((obj.clone(), internal.position)),
+        IterStatus::Exhausted => None,
+    }
+}
+
+/// stagecheck patch: marks the iterator exhausted, dropping its object after
+/// the lock is released (a `__del__` may reach the iterator again).
+pub(crate) fn exhaust(internal: &PyMutex<PositionIterInternal<PyObjectRef>>) {
+    let old = core::mem::replace(&mut internal.lock().status, IterStatus::Exhausted);
+    drop(old);
+}
+
 pub fn builtins_iter(vm: &VirtualMachine) -> PyObjectRef {
     vm.builtins.get_attr("iter", vm).unwrap()
 }
 
 pub fn builtins_reversed(vm: &VirtualMachine) -> PyObjectRef {
     vm.builtins.get_attr("reversed", vm).unwrap()
+}
+
+// stagecheck patch: a program may delete `builtins.iter` (`del
+// __builtins__.iter`): the builtin iterators' `__reduce__` raise
+// AttributeError, as CPython's `_PyEval_GetBuiltin` does, where
+// `builtins_iter` unwrapped and panicked (kept for rustpython-stdlib's array).
+pub fn try_builtins_iter(vm: &VirtualMachine) -> PyResult {
+    builtin("iter", vm)
+}
+
+pub fn try_builtins_reversed(vm: &VirtualMachine) -> PyResult {
+    builtin("reversed", vm)
+}
+
+fn builtin(name: &'static str, vm: &VirtualMachine) -> PyResult {
+    vm.builtins.get_attr(name, vm).map_err(|e| {
+        if e.fast_isinstance(vm.ctx.exceptions.attribute_error) {
+            vm.new_attribute_error(name.to_owned())
+        } else {
+            e
+        }
+    })
 }
 
 #[pyclass(module = false, name = "iterator", traverse)]
@@ -183,28 +225,32 @@ impl PySequenceIterator {
         })
     }
 
+    // stagecheck patch: `__len__` runs without the lock (see `active`), an
+    // error propagates, and the hint is what is left (CPython's `iter_len`).
     #[pymethod]
-    fn __length_hint__(&self, vm: &VirtualMachine) -> PyObjectRef {
-        let internal = self.internal.lock();
-        if let IterStatus::Active(obj) = &internal.status {
-            let seq = obj.sequence_unchecked();
-            seq.length(vm)
-                .map(|x| PyInt::from(x).into_pyobject(vm))
-                .unwrap_or_else(|_| vm.ctx.not_implemented())
-        } else {
-            PyInt::from(0).into_pyobject(vm)
+    fn __length_hint__(&self, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        let Some((obj, _)) = active(&self.internal) else {
+            return Ok(PyInt::from(0).into_pyobject(vm));
+        };
+        match obj.sequence_unchecked().length_opt(vm) {
+            Some(len) => {
+                // The position after `__len__`, which may have moved it.
+                let position = self.internal.lock().position;
+                Ok(PyInt::from(len?.saturating_sub(position)).into_pyobject(vm))
+            }
+            None => Ok(vm.ctx.not_implemented()),
         }
     }
 
     #[pymethod]
-    fn __reduce__(&self, vm: &VirtualMachine) -> PyTupleRef {
-        let func = builtins_iter(vm);
-        self.internal.lock().reduce(
+    fn __reduce__(&self, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+        let func = try_builtins_iter(vm)?;
+        Ok(self.internal.lock().reduce(
             func,
             |x| x.clone(),
             |vm| vm.ctx.empty_tuple.clone().into(),
             vm,
-        )
+        ))
     }
 
     #[pymethod]
@@ -216,10 +262,21 @@ impl PySequenceIterator {
 impl SelfIter for PySequenceIterator {}
 impl IterNext for PySequenceIterator {
     fn next(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyIterReturn> {
-        zelf.internal.lock().next(|obj, pos| {
-            let seq = obj.sequence_unchecked();
-            PyIterReturn::from_getitem_result(seq.get_item(pos as isize, vm), vm)
-        })
+        // stagecheck patch: CPython's `iter_iternext`. `__getitem__` runs
+        // without the lock (a `__getitem__` calling `next()` on this iterator
+        // panicked, "tried to lock a CellMutex twice"); the index moves on
+        // from wherever a reentrant call left it; only IndexError or
+        // StopIteration exhausts the iterator, another error leaves it as it was.
+        let Some((obj, pos)) = active(&zelf.internal) else {
+            return Ok(PyIterReturn::StopIteration(None));
+        };
+        let ret = PyIterReturn::from_getitem_result(obj.sequence_unchecked().get_item(pos as isize, vm), vm);
+        match &ret {
+            Ok(PyIterReturn::Return(_)) => zelf.internal.lock().position += 1,
+            Ok(PyIterReturn::StopIteration(_)) => exhaust(&zelf.internal),
+            Err(_) => {}
+        }
+        ret
     }
 }
 
@@ -247,14 +304,14 @@ impl PyCallableIterator {
     }
 
     #[pymethod]
-    fn __reduce__(&self, vm: &VirtualMachine) -> PyTupleRef {
-        let func = builtins_iter(vm);
+    fn __reduce__(&self, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+        let func = try_builtins_iter(vm)?;
         let status = self.status.read();
         if let IterStatus::Active(callable) = &*status {
             let callable_obj: PyObjectRef = callable.clone().into();
-            vm.new_tuple((func, (callable_obj, self.sentinel.clone())))
+            Ok(vm.new_tuple((func, (callable_obj, self.sentinel.clone()))))
         } else {
-            vm.new_tuple((func, (vm.ctx.empty_tuple.clone(),)))
+            Ok(vm.new_tuple((func, (vm.ctx.empty_tuple.clone(),))))
         }
     }
 }
@@ -272,16 +329,29 @@ impl IterNext for PyCallableIterator {
             }
         };
 
-        let ret = callable.invoke((), vm)?;
+        // stagecheck patch: CPython's `calliter_iternext`. No lock is held
+        // while Python runs (the callable, then the sentinel's `__eq__`): a
+        // sentinel whose `__eq__` calls `next()` on this iterator took the
+        // upgradable read twice and panicked ("tried to upgrade lock a
+        // CellRwLock twice"). The comparison is `sentinel == result`, sentinel
+        // first, as CPython's; a StopIteration from the callable ends the
+        // iteration instead of propagating.
+        let ret = match callable.invoke((), vm) {
+            Ok(ret) => ret,
+            Err(e) if e.fast_isinstance(vm.ctx.exceptions.stop_iteration) => {
+                *zelf.status.write() = IterStatus::Exhausted;
+                return Ok(PyIterReturn::StopIteration(None));
+            }
+            Err(e) => return Err(e),
+        };
 
-        // Re-check: a reentrant call may have exhausted the iterator.
-        let status = zelf.status.upgradable_read();
-        if !matches!(&*status, IterStatus::Active(_)) {
+        // A reentrant call may have exhausted the iterator meanwhile.
+        if !matches!(&*zelf.status.read(), IterStatus::Active(_)) {
             return Ok(PyIterReturn::StopIteration(None));
         }
 
-        if vm.bool_eq(&ret, &zelf.sentinel)? {
-            *PyRwLockUpgradableReadGuard::upgrade(status) = IterStatus::Exhausted;
+        if vm.identical_or_equal(&zelf.sentinel, &ret)? {
+            *zelf.status.write() = IterStatus::Exhausted;
             Ok(PyIterReturn::StopIteration(None))
         } else {
             Ok(PyIterReturn::Return(ret))

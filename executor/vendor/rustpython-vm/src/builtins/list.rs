@@ -1,6 +1,6 @@
 use super::{
     PositionIterInternal, PyGenericAlias, PyTupleRef, PyType, PyTypeRef,
-    iter::{builtins_iter, builtins_reversed},
+    iter::{try_builtins_iter, try_builtins_reversed},
 };
 use crate::atomic_func;
 use crate::common::lock::{
@@ -695,14 +695,14 @@ impl PyListIterator {
     }
 
     #[pymethod]
-    fn __reduce__(&self, vm: &VirtualMachine) -> PyTupleRef {
-        let func = builtins_iter(vm);
-        self.internal.lock().reduce(
+    fn __reduce__(&self, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+        let func = try_builtins_iter(vm)?;
+        Ok(self.internal.lock().reduce(
             func,
             |x| x.clone().into(),
             |vm| vm.ctx.new_list(Vec::new()).into(),
             vm,
-        )
+        ))
     }
 }
 
@@ -761,14 +761,14 @@ impl PyListReverseIterator {
     }
 
     #[pymethod]
-    fn __reduce__(&self, vm: &VirtualMachine) -> PyTupleRef {
-        let func = builtins_reversed(vm);
-        self.internal.lock().reduce(
+    fn __reduce__(&self, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+        let func = try_builtins_reversed(vm)?;
+        Ok(self.internal.lock().reduce(
             func,
             |x| x.clone().into(),
             |vm| vm.ctx.new_list(Vec::new()).into(),
             vm,
-        )
+        ))
     }
 }
 

@@ -1,5 +1,5 @@
 use super::{
-    PyGenericAlias, PyInt, PyIntRef, PySlice, PyTupleRef, PyType, PyTypeRef, builtins_iter,
+    PyGenericAlias, PyInt, PyIntRef, PySlice, PyTupleRef, PyType, PyTypeRef, try_builtins_iter,
     tuple::tuple_hash,
 };
 use crate::common::lock::LazyLock;
@@ -718,7 +718,7 @@ fn range_iter_reduce(
     index: usize,
     vm: &VirtualMachine,
 ) -> PyResult<PyTupleRef> {
-    let iter = builtins_iter(vm);
+    let iter = try_builtins_iter(vm)?;
     let stop = start.clone() + length * step.clone();
     let range = PyRange {
         start: PyInt::from(start).into_ref(&vm.ctx),

@@ -3,7 +3,7 @@
  */
 use super::{
     IterStatus, PositionIterInternal, PyDict, PyDictRef, PyGenericAlias, PyTupleRef, PyType,
-    PyTypeRef, builtins_iter,
+    PyTypeRef, try_builtins_iter,
 };
 use crate::common::lock::LazyLock;
 use crate::{
@@ -1380,9 +1380,10 @@ impl PySetIterator {
         zelf: PyRef<Self>,
         vm: &VirtualMachine,
     ) -> PyResult<(PyObjectRef, (PyObjectRef,))> {
+        let iter = try_builtins_iter(vm)?;
         let internal = zelf.internal.lock();
         Ok((
-            builtins_iter(vm),
+            iter,
             (vm.ctx
                 .new_list(match &internal.status {
                     IterStatus::Exhausted => vec![],

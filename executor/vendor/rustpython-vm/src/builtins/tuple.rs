@@ -1,5 +1,5 @@
 use super::{
-    PositionIterInternal, PyGenericAlias, PyStrRef, PyType, PyTypeRef, iter::builtins_iter,
+    PositionIterInternal, PyGenericAlias, PyStrRef, PyType, PyTypeRef, iter::try_builtins_iter,
 };
 use crate::common::lock::LazyLock;
 use crate::common::{
@@ -650,14 +650,14 @@ impl PyTupleIterator {
     }
 
     #[pymethod]
-    fn __reduce__(&self, vm: &VirtualMachine) -> PyTupleRef {
-        let func = builtins_iter(vm);
-        self.internal.lock().reduce(
+    fn __reduce__(&self, vm: &VirtualMachine) -> PyResult<PyTupleRef> {
+        let func = try_builtins_iter(vm)?;
+        Ok(self.internal.lock().reduce(
             func,
             |x| x.clone().into(),
             |vm| vm.ctx.empty_tuple.clone().into(),
             vm,
-        )
+        ))
     }
 }
 

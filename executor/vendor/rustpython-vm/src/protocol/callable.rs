@@ -74,6 +74,8 @@ impl<'a> PyCallable<'a> {
 
     pub fn invoke(&self, args: impl IntoFuncArgs, vm: &VirtualMachine) -> PyResult {
         let args = args.into_args(vm);
+        // stagecheck patch: every call checks the native stack (vm/mod.rs).
+        vm.check_native_stack()?;
         if !vm.use_tracing.get() {
             return (self.call)(self.obj, args, vm);
         }
@@ -106,6 +108,8 @@ impl<'a> PyCallable<'a> {
         kwnames: Option<&[PyObjectRef]>,
         vm: &VirtualMachine,
     ) -> PyResult {
+        // stagecheck patch: every call checks the native stack (vm/mod.rs).
+        vm.check_native_stack()?;
         if let Some(vc) = self.vectorcall {
             if !vm.use_tracing.get() {
                 return vc(self.obj, args, nargs, kwnames, vm);

@@ -35,6 +35,8 @@ where
         Self(obj)
     }
     pub fn next(&self, vm: &VirtualMachine) -> PyResult<PyIterReturn> {
+        // stagecheck patch: a chain of iterators recurses natively (vm/mod.rs).
+        vm.check_native_stack()?;
         let iternext = self
             .0
             .borrow()

@@ -211,10 +211,12 @@ mod decl {
 
     impl IterNext for PyItertoolsCount {
         fn next(zelf: &Py<Self>, vm: &VirtualMachine) -> PyResult<PyIterReturn> {
-            let mut cur = zelf.cur.write();
-            let step = zelf.step.clone();
-            let result = cur.clone();
-            *cur = vm._iadd(&cur, step.as_object())?;
+            // stagecheck patch: CPython's `count_next`: `cur + step`, computed
+            // without the lock (an `__add__` calling `next()` on this count
+            // took the write lock twice and panicked), and `+`, not `+=`.
+            let result = zelf.cur.read().clone();
+            let next = vm._add(&result, zelf.step.as_object())?;
+            *zelf.cur.write() = next;
             Ok(PyIterReturn::Return(result.to_pyobject(vm)))
         }
     }

@@ -1497,13 +1497,19 @@ impl VirtualMachine {
         }
     }
 
-    /// Calculate the C stack soft limit based on actual stack boundaries.
-    /// soft_limit = base + 2 * margin (for downward-growing stacks)
+    /// Calculate the C stack soft limit based on actual stack boundaries
+    /// (for downward-growing stacks).
+    ///
+    /// stagecheck patch: the margin is a sixteenth of the thread's stack
+    /// (at least 2 margins, at most 16 MiB): one step between two checks
+    /// (a frame's instruction loop, a builtin's own recursion) takes far more
+    /// than CPython's 32 KiB in RustPython, and a 256 MiB worker thread can
+    /// spare 16 MiB for the handler that catches the RecursionError.
     #[cfg(not(miri))]
     fn calculate_c_stack_soft_limit() -> usize {
-        let (base, _top) = Self::get_stack_bounds();
-        // Soft limit is 2 margins above the base
-        base + Self::STACK_MARGIN_BYTES * 2
+        let (base, top) = Self::get_stack_bounds();
+        let margin = (top.saturating_sub(base) / 16).clamp(Self::STACK_MARGIN_BYTES * 2, 16 << 20);
+        base + margin
     }
 
     /// Miri doesn't support inline assembly, so disable C stack checking.
@@ -1513,17 +1519,30 @@ impl VirtualMachine {
     }
 
     /// Check if we're near the C stack limit (like _Py_MakeRecCheck).
-    /// Returns true only when stack pointer is in the "danger zone" between
-    /// soft_limit and hard_limit (soft_limit - 2*margin).
+    ///
+    /// stagecheck patch: anywhere below the soft limit. The published check
+    /// was true only within 2 margins (32 KiB) under it, so a recursion whose
+    /// steps between two checks took more than that (a Python frame through
+    /// `__eq__` or `__repr__` takes several KiB, a release build's instruction
+    /// loop more) stepped over the window and ran off the stack: the worker
+    /// killed by SIGSEGV/SIGABRT where CPython raises RecursionError.
     #[cfg(not(miri))]
     #[inline(always)]
     fn check_c_stack_overflow(&self) -> bool {
         let current_sp = psm::stack_pointer() as usize;
-        let soft_limit = self.c_stack_soft_limit.get();
-        // Stack grows downward: check if we're below soft limit but above hard limit
-        // This matches CPython's _Py_MakeRecCheck behavior
-        current_sp < soft_limit
-            && current_sp >= soft_limit.saturating_sub(Self::STACK_MARGIN_BYTES * 2)
+        current_sp < self.c_stack_soft_limit.get()
+    }
+
+    /// stagecheck patch: RecursionError where the native stack is nearly
+    /// spent, for recursions that enter no Python frame and count no depth
+    /// (a builtin's own recursion over nested data, a chain of iterators).
+    #[inline(always)]
+    pub fn check_native_stack(&self) -> PyResult<()> {
+        if self.check_c_stack_overflow() {
+            Err(self.new_recursion_error("maximum recursion depth exceeded".to_owned()))
+        } else {
+            Ok(())
+        }
     }
 
     /// Miri doesn't support inline assembly, so always return false.
@@ -1541,7 +1560,8 @@ impl VirtualMachine {
 
         // Native stack guard: check C stack like _Py_MakeRecCheck
         if self.check_c_stack_overflow() {
-            return Err(self.new_recursion_error(_where.to_string()));
+            // stagecheck patch: CPython's message, not `_where` alone.
+            return Err(self.new_recursion_error(format!("maximum recursion depth exceeded {_where}").trim_end().to_owned()));
         }
 
         self.recursion_depth.update(|d| d + 1);
@@ -1634,9 +1654,7 @@ impl VirtualMachine {
         f: F,
     ) -> PyResult<R> {
         self.check_recursive_call("")?;
-        if self.check_c_stack_overflow() {
-            return Err(self.new_recursion_error(String::new()));
-        }
+        self.check_native_stack()?;
         self.recursion_depth.update(|d| d + 1);
 
         // SAFETY: frame (&FrameRef) stays alive for the duration, so NonNull is valid until pop.
