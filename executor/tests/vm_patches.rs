@@ -169,6 +169,29 @@ print(round(2.675, 2), round(0.5000000000000001), round(-0.001, 2), round(0.125,
     );
 }
 
+/// `list.index`, `list.remove`, `min` and `max` of nothing raise with
+/// CPython's messages (the generator's builtin-error rows print them, and
+/// the CPython oracle found each one in its first minutes). Expected:
+/// CPython 3.11's output.
+#[test]
+fn list_search_and_min_max_messages_are_cpythons() {
+    let src = r#"
+msgs = []
+for f in (lambda: [2].index(1), lambda: [].index('a'), lambda: [].index(None), lambda: [3].remove(1),
+          lambda: min(''), lambda: max([]), lambda: min((), key=len)):
+    try:
+        f()
+    except ValueError as e:
+        msgs.append(str(e))
+print(msgs, min((), default=7))
+"#;
+    assert_eq!(
+        stdout(src),
+        "['1 is not in list', \"'a' is not in list\", 'None is not in list', 'list.remove(x): x not in list', \
+         'min() arg is an empty sequence', 'max() arg is an empty sequence', 'min() arg is an empty sequence'] 7\n"
+    );
+}
+
 /// An int of more than 4300 decimal digits converts to hex but not to
 /// decimal (`str`, `repr`, `print`, `%d`, `{}`, `{:,}`), with CPython's
 /// ValueError and before any conversion: the published crate spent the run's

@@ -346,7 +346,8 @@ impl PyList {
         if let Some(index) = index.into() {
             Ok(index)
         } else {
-            Err(vm.new_value_error(format!("'{}' is not in list", needle.str(vm)?)))
+            // stagecheck: CPython's message, the needle's repr (`%R`).
+            Err(vm.new_value_error(format!("{} is not in list", needle.repr(vm)?)))
         }
     }
 
@@ -375,7 +376,8 @@ impl PyList {
             let is_inside_range = index < self.borrow_vec().len();
             Ok(is_inside_range.then(|| self.borrow_vec_mut().remove(index)))
         } else {
-            Err(vm.new_value_error(format!("'{}' is not in list", needle.str(vm)?)))
+            // stagecheck: CPython 3.11's message.
+            Err(vm.new_value_error("list.remove(x): x not in list"))
         }
         .map(drop)
     }
