@@ -10,23 +10,23 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-/// Native recursion in RustPython's parser: 2,000,000 nested unary minuses
-/// overflow the worker's stack (CPython raises MemoryError, "too complex").
-/// The VM's own recursions end in RecursionError since issue 36 (an instance
-/// as its class's `__call__`, this constant until then: vm_patches.rs
-/// `recursion_through_any_kind_of_frame_is_a_recursion_error`); the parser's
-/// is not bounded yet, and whoever bounds it gives these tests another crash.
-const STACK_OVERFLOW: &str = "try:\n    eval(\"-\" * 2000000 + \"1\")\nexcept (RecursionError, MemoryError) as e:\n    print(type(e).__name__)\n";
+/// A native recursion that overflows the worker's stack, the process killed
+/// by SIGABRT. Every recursion a program can reach ends in RecursionError or
+/// MemoryError as in CPython (vm_patches.rs
+/// `recursion_through_any_kind_of_frame_is_a_recursion_error`, nesting.rs),
+/// so these tests provoke one through the crash hook (`debug_panic`;
+/// `STAGECHECK_DEBUG_HOOKS=1` for the command line).
+const STACK_OVERFLOW: &str = "print('before')\n__stagecheck_overflow__()\n";
 
 /// A generator whose `finally` raises when it is collected, at teardown.
 const FINALLY_AT_TEARDOWN: &str = "def gen():\n    try:\n        yield\n    finally:\n        raise ValueError(\"in close\")\ng = gen()\nnext(g)\nprint(\"done\")\n";
 
 fn worker() -> Worker {
-    Worker::new(Config { time_limit: Duration::from_secs(2), ..Config::default() })
+    Worker::new(Config { time_limit: Duration::from_secs(2), debug_panic: true, ..Config::default() })
 }
 
 fn stagecheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(args).output().expect("runs")
+    Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(args).env("STAGECHECK_DEBUG_HOOKS", "1").output().expect("runs")
 }
 
 fn program(name: &str, text: &str) -> PathBuf {

@@ -17,7 +17,9 @@ pub struct Config {
     /// Native modules a program may import (the `stagecheck` runtime is always
     /// importable, see [`crate::runtime`]).
     pub allowed_modules: Vec<String>,
-    /// Exposes `__stagecheck_panic__()` to programs (tests of crash handling only).
+    /// Exposes `__stagecheck_panic__()` and `__stagecheck_overflow__()` to
+    /// programs (tests of crash handling only; the command line sets it when
+    /// `STAGECHECK_DEBUG_HOOKS=1`).
     pub debug_panic: bool,
     /// Exposes `__stagecheck_os_probe__(what, arg)` to programs: native code
     /// that tries to run a command, read or create a file, connect... (tests

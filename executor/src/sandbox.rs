@@ -308,6 +308,7 @@ fn confine(vm: &VirtualMachine, recursion_limit: usize, debug_panic: bool) -> Py
     crate::nesting::install(vm);
     if debug_panic {
         builtins.set_item("__stagecheck_panic__", sandbox.get_attr("panic", vm)?, vm)?;
+        builtins.set_item("__stagecheck_overflow__", sandbox.get_attr("overflow", vm)?, vm)?;
     }
     let modules = vm.sys_module.get_attr("modules", vm)?;
     for name in ["_stagecheck_io", "_stagecheck_sandbox"] {
@@ -606,6 +607,20 @@ pub(crate) mod _stagecheck_sandbox {
     fn panic(message: OptionalArg<PyStrRef>) {
         let m = message.map(|m| m.to_string_lossy().into_owned());
         panic!("{}", m.unwrap_or_else(|| "provoked VM panic".into()));
+    }
+
+    /// Recurses natively until the thread's stack overflows and the process
+    /// aborts; exposed only with `debug_panic`, to test that a worker killed
+    /// by a signal is survived and reported (the VM's own recursions end in
+    /// RecursionError or MemoryError, as CPython's do).
+    #[pyfunction]
+    fn overflow() {
+        #[allow(unconditional_recursion)]
+        fn down(depth: u64) -> u64 {
+            let frame = std::hint::black_box([depth as u8; 4096]);
+            down(depth + 1) + u64::from(frame[0])
+        }
+        std::hint::black_box(down(0));
     }
 }
 

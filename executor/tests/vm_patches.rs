@@ -467,3 +467,34 @@ del l, l2, d
     assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
     assert_eq!(out.stdout, format!("[{e}, {e}, {e}, {e}, {e}, {e}, {e}, {e}, {e}, {e}, {e}, 'completed', {e}, {e}]\n"));
 }
+
+/// Source nested too deep to compile (the code generator's symbol-table
+/// bound, codegen PATCHES.md; the parser's, nesting.rs) raises what CPython
+/// 3.11 raises, where the published crates overflowed the native stack at
+/// ~300,000 levels (codegen) or ~3,000,000 (the parser).
+/// Expected: CPython 3.11's output for the same program.
+#[test]
+fn too_deep_an_expression_is_a_recursion_or_memory_error() {
+    let src = r#"
+def outcome(source):
+    try:
+        eval(source)
+        return 'ok'
+    except (RecursionError, MemoryError) as e:
+        return type(e).__name__ + (': ' + str(e) if str(e) else '')
+for n in [2000, 2994, 5976, 3000000]:
+    print(n, outcome('-' * n + '1'))
+x = 1
+# Past the code generator's bound (100,000) and the scan's (400,000); flat.
+for chain, last, n in [('1+', '1', 100000), ('1+', '1', 400000), ('x.', 'x', 100000), ('-1-', '1', 100000), ('not 1 or ', '1', 100000)]:
+    print(chain, outcome(chain * n + last))
+print(outcome('1 if 1 else ' * 4000 + '1'))
+"#;
+    let out = Worker::new(Config { time_limit: std::time::Duration::from_secs(30), ..Config::default() }).run(src, "prog.py").expect("compiles");
+    assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
+    let r = "RecursionError: maximum recursion depth exceeded during compilation";
+    let expected = format!(
+        "2000 ok\n2994 {r}\n5976 MemoryError\n3000000 MemoryError\n1+ {r}\n1+ {r}\nx. {r}\n-1- {r}\nnot 1 or  ok\n{r}\n"
+    );
+    assert_eq!(out.stdout, expected);
+}

@@ -37,7 +37,9 @@ pub(crate) fn config(time_limit: f64, memory_limit: usize) -> Result<Config, Inp
     if !(time_limit.is_finite() && time_limit > 0.0) {
         return Err(InputError(format!("--time-limit must be a positive number of seconds, not {time_limit}")));
     }
-    Ok(Config { time_limit: Duration::from_secs_f64(time_limit), memory_limit: memory_limit << 20, ..Config::default() })
+    // Tests of crash handling reach the crash hooks through the command line.
+    let debug_panic = std::env::var_os("STAGECHECK_DEBUG_HOOKS").is_some_and(|v| v == "1");
+    Ok(Config { time_limit: Duration::from_secs_f64(time_limit), memory_limit: memory_limit << 20, debug_panic, ..Config::default() })
 }
 
 /// A duration flag where `0` means none.

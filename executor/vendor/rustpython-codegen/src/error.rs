@@ -95,6 +95,9 @@ pub enum CodegenErrorType {
     /// break/continue/return inside except* block
     BreakContinueReturnInExceptStar,
     NotImplementedYet, // RustPython marker for unimplemented features
+    /// stagecheck patch: expressions nested past the symbol table's bound;
+    /// a RecursionError in CPython, not a SyntaxError.
+    RecursionLimit,
 }
 
 impl core::error::Error for CodegenErrorType {}
@@ -170,6 +173,9 @@ impl fmt::Display for CodegenErrorType {
             }
             NotImplementedYet => {
                 write!(f, "RustPython does not implement this feature yet")
+            }
+            RecursionLimit => {
+                write!(f, "maximum recursion depth exceeded during compilation")
             }
         }
     }

@@ -2265,28 +2265,32 @@ fn push_cold_blocks_to_end(blocks: &mut Vec<Block>) {
 /// (conditional/unconditional jump) as its last instruction.
 /// This matches CPython's CFG structure where each basic block has one exit.
 fn split_blocks_at_jumps(blocks: &mut Vec<Block>) {
+    // stagecheck patch: the published crate moved a block's whole tail into
+    // a new block at each jump and split that tail again when it came to it,
+    // so a block of n jumps (`x or x or ...`: one per operand) copied O(n²)
+    // instructions and kept each copy's capacity (2000 operands exhausted
+    // 512 MiB). Each block is now cut at all its jumps at once, from the
+    // back, and the pieces are given the indices the published crate gave
+    // them: the tail of block b appended when the loop reaches b.
+    let mut later: Vec<Vec<Vec<InstructionInfo>>> = Vec::with_capacity(blocks.len());
+    for block in blocks.iter_mut() {
+        let last = block.instructions.len().saturating_sub(1);
+        let cuts: Vec<usize> = block.instructions[..last]
+            .iter()
+            .enumerate()
+            .filter(|(_, ins)| {
+                is_conditional_jump(&ins.instr) || ins.instr.is_unconditional_jump() || ins.instr.is_scope_exit()
+            })
+            .map(|(i, _)| i + 1)
+            .collect();
+        // The pieces after the first, last first: `pop` gives the next.
+        later.push(cuts.iter().rev().map(|&at| block.instructions.split_off(at)).collect());
+    }
     let mut bi = 0;
     while bi < blocks.len() {
-        // Find the first jump/branch instruction in the block
-        let split_at = {
-            let block = &blocks[bi];
-            let mut found = None;
-            for (i, ins) in block.instructions.iter().enumerate() {
-                if is_conditional_jump(&ins.instr)
-                    || ins.instr.is_unconditional_jump()
-                    || ins.instr.is_scope_exit()
-                {
-                    if i + 1 < block.instructions.len() {
-                        found = Some(i + 1);
-                    }
-                    break;
-                }
-            }
-            found
-        };
-        if let Some(pos) = split_at {
+        if let Some(tail) = later[bi].pop() {
+            let rest = core::mem::take(&mut later[bi]);
             let new_block_idx = BlockIdx(blocks.len() as u32);
-            let tail: Vec<InstructionInfo> = blocks[bi].instructions.drain(pos..).collect();
             let old_next = blocks[bi].next;
             let cold = blocks[bi].cold;
             blocks[bi].next = new_block_idx;
@@ -2296,10 +2300,9 @@ fn split_blocks_at_jumps(blocks: &mut Vec<Block>) {
                 cold,
                 ..Block::default()
             });
-            // Don't increment bi - re-check current block (it might still have issues)
-        } else {
-            bi += 1;
+            later.push(rest);
         }
+        bi += 1;
     }
 }
 

@@ -242,11 +242,25 @@ pub struct SymbolTableError {
     location: Option<SourceLocation>,
 }
 
+/// stagecheck patch: how deep expressions may nest. CPython's symbol table
+/// counts its recursion against the recursion limit times
+/// `COMPILER_STACK_FRAME_SCALE` (1000 × 3) and raises RecursionError
+/// ("maximum recursion depth exceeded during compilation"); this crate
+/// recursed without a bound and overflowed the native stack.
+pub const MAX_EXPRESSION_DEPTH: usize = 2994;
+
+/// stagecheck patch: the message of the error past [`MAX_EXPRESSION_DEPTH`].
+const TOO_DEEP: &str = "maximum recursion depth exceeded during compilation";
+
 impl SymbolTableError {
     pub fn into_codegen_error(self, source_path: String) -> CodegenError {
         CodegenError {
             location: self.location,
-            error: CodegenErrorType::SyntaxError(self.error),
+            error: if self.error == TOO_DEEP {
+                CodegenErrorType::RecursionLimit
+            } else {
+                CodegenErrorType::SyntaxError(self.error)
+            },
             source_path,
         }
     }
@@ -970,6 +984,8 @@ struct SymbolTableBuilder {
     scope_info: Option<&'static str>,
     // PEP 649: Track if we're inside a conditional block (if/for/while/etc.)
     in_conditional_block: bool,
+    // stagecheck patch: expressions being scanned, outermost to here.
+    expression_depth: usize,
 }
 
 /// Enum to indicate in what mode an expression
@@ -1000,6 +1016,7 @@ impl SymbolTableBuilder {
             in_comp_inner_loop_target: false,
             scope_info: None,
             in_conditional_block: false,
+            expression_depth: 0,
         };
         this.enter_scope("top", CompilerScope::Module, 0);
         this
@@ -1757,6 +1774,28 @@ impl SymbolTableBuilder {
     }
 
     fn scan_expression(
+        &mut self,
+        expression: &ast::Expr,
+        context: ExpressionContext,
+    ) -> SymbolTableResult {
+        // stagecheck patch: bounded as CPython bounds it (see MAX_EXPRESSION_DEPTH).
+        if self.expression_depth >= MAX_EXPRESSION_DEPTH {
+            return Err(SymbolTableError {
+                error: TOO_DEEP.to_owned(),
+                location: Some(
+                    self.source_file
+                        .to_source_code()
+                        .source_location(expression.range().start(), PositionEncoding::Utf8),
+                ),
+            });
+        }
+        self.expression_depth += 1;
+        let scanned = self.scan_expression_at_depth(expression, context);
+        self.expression_depth -= 1;
+        scanned
+    }
+
+    fn scan_expression_at_depth(
         &mut self,
         expression: &ast::Expr,
         context: ExpressionContext,

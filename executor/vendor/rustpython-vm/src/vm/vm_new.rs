@@ -333,6 +333,15 @@ impl VirtualMachine {
         source: Option<&str>,
         allow_incomplete: bool,
     ) -> PyBaseExceptionRef {
+        // stagecheck patch: expressions nested past the symbol table's bound
+        // are CPython's RecursionError, not a SyntaxError.
+        if let crate::compiler::CompileError::Codegen(rustpython_codegen::error::CodegenError {
+            error: rustpython_codegen::error::CodegenErrorType::RecursionLimit,
+            ..
+        }) = error
+        {
+            return self.new_recursion_error(error.to_string());
+        }
         let incomplete_or_syntax = |allow| -> &'static Py<crate::builtins::PyType> {
             if allow {
                 self.ctx.exceptions.incomplete_input_error
