@@ -7,16 +7,19 @@
 //!   shows), and with AutoGraph and tf.function turned off (`PYTHON_AS_WRITTEN`
 //!   run first: the functions run as the Python they are, under the same
 //!   CPython 3.11) it prints the "Expected" block;
+//! - `pytorch-*.md`: under the torch venv (`scripts/target-venv torch`, the
+//!   pinned PyTorch) it prints the "Actual" block, and with `torch.compile`
+//!   made the identity (`PYTORCH_AS_WRITTEN` run first) the "Expected" one;
 //! - `rustpython-*.md`: `python3` (CPython) prints the "Expected" block, and so
 //!   does `stagecheck run` (the vendored VM, where the bug is patched); the
 //!   report carries the patch (a ```diff block).
 //!
-//! Where pip cannot reach the registry the TensorFlow reports are not run,
-//! said on stderr (as in tests/targets.rs); the rest still is.
+//! Where pip cannot reach the registry the TensorFlow and PyTorch reports are
+//! not run, said on stderr (as in tests/targets.rs); the rest still is.
 
 mod common;
 
-use common::{scratch, tensorflow, text};
+use common::{scratch, tensorflow, text, torch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -30,6 +33,17 @@ const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/reports/upstream");
 const PYTHON_AS_WRITTEN: &str = "import tensorflow as tf\n\
 tf.autograph.to_graph = lambda f, **kwargs: f\n\
 tf.config.run_functions_eagerly(True)\n";
+
+/// Prepended to a PyTorch report's reproducer for its expected output:
+/// `torch.compile` gives the function back, which runs as the Python it is.
+const PYTORCH_AS_WRITTEN: &str = "import torch\n\
+torch.compile = lambda model=None, **kwargs: model if model is not None else (lambda f: f)\n";
+
+/// The pinned frameworks' interpreters, where their venvs could be made.
+struct Venvs {
+    tensorflow: Option<PathBuf>,
+    torch: Option<PathBuf>,
+}
 
 /// A report's checkable parts.
 struct Report {
@@ -116,10 +130,17 @@ fn differs(report: &Report, what: &str, got: Result<String, String>, want: &str)
 }
 
 /// Why `report` no longer holds, if it does not.
-fn replay(report: &Report, tf_python: Option<&Path>) -> Vec<Option<String>> {
+fn replay(report: &Report, venvs: &Venvs) -> Vec<Option<String>> {
     let dir = scratch("upstream", report.name.trim_end_matches(".md"));
-    if report.name.starts_with("tensorflow-") {
-        let Some(tf) = tf_python else { return vec![] };
+    if report.name.starts_with("pytorch-") {
+        let Some(torch) = venvs.torch.as_deref() else { return vec![] };
+        let as_written = format!("{PYTORCH_AS_WRITTEN}{}", report.reproducer);
+        vec![
+            differs(report, "PyTorch", python(torch, &dir, &report.reproducer), &report.actual),
+            differs(report, "CPython (torch.compile the identity)", python(torch, &dir, &as_written), &report.expected),
+        ]
+    } else if report.name.starts_with("tensorflow-") {
+        let Some(tf) = venvs.tensorflow.as_deref() else { return vec![] };
         let as_written = format!("{PYTHON_AS_WRITTEN}{}", report.reproducer);
         vec![
             differs(report, "TensorFlow", python(tf, &dir, &report.reproducer), &report.actual),
@@ -131,13 +152,13 @@ fn replay(report: &Report, tf_python: Option<&Path>) -> Vec<Option<String>> {
             differs(report, "stagecheck run (the patched VM)", stagecheck_run(&dir, &report.reproducer), &report.expected),
         ]
     } else {
-        vec![Some(format!("{}: the name says no project (tensorflow-, rustpython-)", report.name))]
+        vec![Some(format!("{}: the name says no project (pytorch-, tensorflow-, rustpython-)", report.name))]
     }
 }
 
 /// Each report's reproducer shows its bug with the pinned versions and its
-/// expected output is CPython's; four reports at a time (TensorFlow's
-/// imports are heavy).
+/// expected output is CPython's; four reports at a time (TensorFlow's and
+/// PyTorch's imports are heavy).
 #[test]
 fn every_report_replays() {
     let reports = reports();
@@ -150,14 +171,14 @@ fn every_report_replays() {
             assert!(r.has_patch, "{}: a RustPython report carries its patch (a ```diff block)", r.name);
         }
     }
-    let tf: Option<PathBuf> = tensorflow();
+    let venvs = Venvs { tensorflow: tensorflow(), torch: torch() };
     let next = AtomicUsize::new(0);
     let wrong = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..4 {
             s.spawn(|| {
                 while let Some(r) = reports.get(next.fetch_add(1, Ordering::SeqCst)) {
-                    let found = replay(r, tf.as_deref());
+                    let found = replay(r, &venvs);
                     wrong.lock().unwrap_or_else(|e| e.into_inner()).extend(found.into_iter().flatten());
                 }
             });
