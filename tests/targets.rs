@@ -422,6 +422,12 @@ fn torch_compile_bugs_diverge_and_crash_and_untested_runs_are_refusals() {
     let crash = "def f(n):\n    return format(n, '08b')\ntry:\n    print(f(5), f(6))\nexcept Exception as e:\n    print('caught', type(e).__name__)\n";
     let v = verdict(&mut w, "crash.py", crash);
     assert!(matches!(&v, Verdict::Diverged { differences, .. } if matches!(&differences[0], Difference::ConverterCrash { message } if message.contains("InternalTorchDynamoError"))), "{v:?}");
+    // Tensor programs through the sc shim: `@sc.function` is torch.compile
+    // (a graph break on a tensor's value inside), and both runs agree;
+    // tensors in the globals compare by value.
+    assert_eq!(target.family, None, "both families");
+    let tensor = "import stagecheck as sc\n@sc.function\ndef f(x, v):\n    if sc.reduce_sum(x) > 2:\n        v.assign_add(x)\n    return sc.matmul(sc.reshape(x, [1, 2]), sc.transpose(sc.reshape(x, [1, 2])))\nv = sc.Variable(sc.zeros([2], sc.int32))\nr = [f(sc.constant([1, 2]), v), f(sc.constant([0, 1]), v)]\nprint(r[0].numpy(), v.read_value())\n";
+    assert!(matches!(verdict(&mut w, "tensor.py", tensor), Verdict::Agree), "{:?}", verdict(&mut w, "tensor.py", tensor));
     let untested = "def f(n):\n    return n + 1\nx = 3\n";
     let v = verdict(&mut w, "untested.py", untested);
     assert!(matches!(&v, Verdict::Refused { construct, reason, .. } if construct == "target" && reason.starts_with("not tested")), "{v:?}");

@@ -15,7 +15,7 @@
 //! |---|---|---|---|
 //! | `autograph` | plain | original, unstaged | CPython; `tf.autograph.to_graph(f, recursive=True)` on each top-level function, called with Python values |
 //! | `tf-function` | tensor | original, staged | the `sc` API mapped onto TensorFlow (a shim); eager TensorFlow against `@sc.function` as `tf.function` |
-//! | `torch-compile` | plain | original, compiled | CPython; `torch.compile(f, backend="eager")` on each top-level function (TorchDynamo), in the torch venv; `torch-compile:aot_eager` another backend |
+//! | `torch-compile` | both | original, compiled | CPython; `torch.compile(f, backend="eager")` on each top-level function (TorchDynamo), in the torch venv; tensor programs through the `sc` API mapped onto PyTorch (`@sc.function` as `torch.compile`); `torch-compile:aot_eager` another backend |
 //!
 //! Any other NAME containing a `/` is an executable that speaks the protocol
 //! (a third party's converter, the protocol's tests): its `ready` says its
@@ -64,7 +64,8 @@ pub struct Target {
     /// system's libraries; None for an executable of a third party (which
     /// may read beside itself and run the system's commands).
     pub confine: Option<Vec<PathBuf>>,
-    /// The family of programs it takes, where it says (built-ins).
+    /// The family of programs it takes, where it takes one only (None: both,
+    /// or an executable's, which does not say).
     pub family: Option<Family>,
     /// Its modes, `original` first: the built-ins' own; an executable's from its `ready`.
     pub modes: Vec<Mode>,
@@ -76,7 +77,8 @@ pub struct Target {
 /// worker script after the kit.
 struct Builtin {
     name: &'static str,
-    family: Family,
+    /// None: both families.
+    family: Option<Family>,
     modes: &'static [Mode],
     venv: &'static Venv,
     script: &'static str,
@@ -101,7 +103,7 @@ const TORCH_VENV: Venv = Venv { arg: Some("torch"), var: "STAGECHECK_TORCH_VENV"
 const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "autograph",
-        family: Family::Plain,
+        family: Some(Family::Plain),
         modes: &[Mode::Original, Mode::Unstaged],
         venv: &TF_VENV,
         script: include_str!("../../targets/autograph/worker.py"),
@@ -112,7 +114,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "tf-function",
-        family: Family::Tensor,
+        family: Some(Family::Tensor),
         modes: &[Mode::Original, Mode::Staged],
         venv: &TF_VENV,
         script: include_str!("../../targets/tf_function/worker.py"),
@@ -121,7 +123,8 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "torch-compile",
-        family: Family::Plain,
+        // Plain programs, and tensor programs through the sc shim.
+        family: None,
         modes: &[Mode::Original, Mode::Compiled],
         venv: &TORCH_VENV,
         script: include_str!("../../targets/torch_compile/worker.py"),
@@ -130,7 +133,9 @@ const BUILTINS: &[Builtin] = &[
         // them all at each call: no fuel (bounded by construction).
         // Both sides one CPython: sets' order compared; functions called
         // again after the globals they read are rebound.
-        generator: Settings { never: &[], fuel: false, rebind: true },
+        // Gradient tapes have no shim (TensorFlow's tape over PyTorch's
+        // autograd is a converter of its own).
+        generator: Settings { never: &["tape_gradient"], fuel: false, rebind: true },
     },
 ];
 
@@ -220,7 +225,7 @@ impl Target {
                 program: python,
                 args: vec!["-s".into(), "-B".into(), "-c".into(), script.into(), option.unwrap_or_default().into()],
                 confine: Some(readable),
-                family: Some(b.family),
+                family: b.family,
                 modes: b.modes.to_vec(),
                 generator: b.generator,
             });

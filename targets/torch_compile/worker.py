@@ -1,6 +1,12 @@
 """The `torch-compile` target's worker (targets/README.md): PyTorch's
 `torch.compile` (TorchDynamo and a backend) under test, on plain Python
-programs.
+programs and on stagecheck's tensor programs, whose `sc` API a shim maps
+onto PyTorch (the `stagecheck` module a program imports here: `sc.constant`
+is `torch.tensor`, `sc.reduce_sum` `torch.sum`, ...; `@sc.function` is
+`torch.compile` in the compiled mode and leaves the function as it is in the
+original; `sc.print` is Python's print; `Tensor.numpy()` gives the nested
+lists or the scalar, this venv having no NumPy). A staged `if` on a tensor is
+data-dependent control flow Dynamo must break the graph on.
 
 Modes:
 - `original`: the program as written, under this CPython.
@@ -32,6 +38,7 @@ joined, to the venv's python (`-c`), with the backend as its argument; see
 src/targets/mod.rs.
 """
 
+import contextlib
 import logging
 import re
 import warnings
@@ -53,6 +60,7 @@ torch._dynamo.config.suppress_errors = False
 # file that does not exist.
 pgo._hash_containing_file = lambda filepath: filepath
 
+real_import = builtins.__import__
 BACKEND = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] else "eager"
 COMPILE = "__stagecheck_torch_compile__"
 
@@ -63,7 +71,8 @@ class Run:
 
     current = None
 
-    def __init__(self):
+    def __init__(self, mode):
+        self.mode = mode
         self.unsupported = []
         self.crashes = []
         self.alias = {}
@@ -141,6 +150,175 @@ dynamo_utils.CleanupHook.create = staticmethod(_installing)
 codegen.PyCodegen.setup_globally_cached = _caching
 
 
+_DTYPES = {"float16": torch.float16, "float32": torch.float32, "float64": torch.float64, "int8": torch.int8,
+           "int16": torch.int16, "int32": torch.int32, "int64": torch.int64, "uint8": torch.uint8, "bool": torch.bool}
+
+
+def _tensor(value, dtype=None):
+    if isinstance(value, Variable):
+        value = value.read_value()
+    if isinstance(value, torch.Tensor):
+        return value if dtype is None else value.to(dtype)
+    if isinstance(value, (list, tuple)) and any(isinstance(v, (torch.Tensor, Variable)) for v in value):
+        return torch.stack([_tensor(v, dtype) for v in value])
+    t = torch.tensor(value, dtype=dtype)
+    # stagecheck's (and TensorFlow's) Python ints make int32 tensors.
+    return t.to(torch.int32) if dtype is None and t.dtype == torch.int64 else t
+
+
+def _int32(t, dtype):
+    return t.to(torch.int32) if dtype is None and t.dtype == torch.int64 else t
+
+
+def _axis(f):
+    """A reduction with TensorFlow's signature (`axis`, `keepdims`)."""
+    def reduce(x, axis=None, keepdims=False):
+        x = _tensor(x)
+        return f(x) if axis is None else f(x, dim=axis, keepdim=keepdims)
+    return reduce
+
+
+class Variable:
+    """`sc.Variable`: a mutable holder of a tensor (its attribute store is
+    what Dynamo must not lose)."""
+
+    def __init__(self, initial_value, dtype=None):
+        self._value = _tensor(initial_value, dtype).clone()
+
+    def read_value(self):
+        return self._value
+
+    value = read_value
+
+    def assign(self, v):
+        self._value = _tensor(v, self._value.dtype).clone()
+        return self
+
+    def assign_add(self, v):
+        return self.assign(self._value + _tensor(v))
+
+    def assign_sub(self, v):
+        return self.assign(self._value - _tensor(v))
+
+    def numpy(self):
+        return self._value.numpy()
+
+    dtype = property(lambda self: self._value.dtype)
+    shape = property(lambda self: self._value.shape)
+
+    def __repr__(self):
+        return f"<sc.Variable {self._value!r}>"
+
+
+def _delegate(name):
+    def method(self, *args):
+        return getattr(self._value, name)(*[a._value if isinstance(a, Variable) else a for a in args])
+    return method
+
+
+for _name in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv", "rfloordiv", "mod",
+              "rmod", "pow", "rpow", "matmul", "rmatmul", "neg", "abs", "lt", "le", "gt", "ge", "eq", "ne", "bool",
+              "getitem", "and", "rand", "or", "ror", "xor", "rxor", "invert", "float", "int", "index", "len"):
+    setattr(Variable, f"__{_name}__", _delegate(f"__{_name}__"))
+Variable.__hash__ = object.__hash__
+
+
+def _host(t):
+    """`Tensor.numpy()` without NumPy: the nested lists, or the scalar."""
+    t = t.detach()
+    return t.item() if t.dim() == 0 else t.tolist()
+
+
+torch.Tensor.numpy = _host
+
+
+def _transpose(x, perm=None):
+    x = _tensor(x)
+    return x.permute(*(perm if perm is not None else reversed(range(x.dim()))))
+
+
+def _py_function(func, inp, Tout=None):
+    out = func(*inp)
+    return _tensor(out, _DTYPES.get(getattr(Tout, "name", None), Tout) if Tout is not None else None)
+
+
+def _sc_function(f=None, **options):
+    if f is None:
+        return lambda g: _sc_function(g, **options)
+    if Run.current is not None and Run.current.mode == "compiled":
+        return compile_function(f)
+    return f
+
+
+def _make_shim():
+    sc = types.ModuleType("stagecheck")
+    sc.__dict__.update(_DTYPES)
+    sc.constant = sc.convert_to_tensor = _tensor
+    sc.zeros = lambda shape, dtype=torch.float32: torch.zeros(list(shape) if not isinstance(shape, int) else [shape], dtype=dtype)
+    sc.ones = lambda shape, dtype=torch.float32: torch.ones(list(shape) if not isinstance(shape, int) else [shape], dtype=dtype)
+    sc.range = lambda start, limit=None, delta=1, dtype=None: _int32(
+        torch.arange(start, dtype=dtype) if limit is None else torch.arange(start, limit, delta, dtype=dtype), dtype)
+    sc.eye = lambda n, dtype=torch.float32: torch.eye(n, dtype=dtype)
+    sc.cast = lambda x, dtype: _tensor(x).to(dtype)
+    sc.reshape = lambda x, shape: torch.reshape(_tensor(x), list(shape))
+    sc.transpose = _transpose
+    sc.matmul = lambda a, b: torch.matmul(_tensor(a), _tensor(b))
+    sc.reduce_sum, sc.reduce_mean, sc.reduce_prod = _axis(torch.sum), _axis(torch.mean), _axis(torch.prod)
+    sc.reduce_max, sc.reduce_min = _axis(torch.amax), _axis(torch.amin)
+    sc.argmax = lambda x, axis=0: torch.argmax(_tensor(x), dim=axis)
+    sc.argmin = lambda x, axis=0: torch.argmin(_tensor(x), dim=axis)
+    sc.where = lambda c, x, y: torch.where(_tensor(c), x.read_value() if isinstance(x, Variable) else x,
+                                           y.read_value() if isinstance(y, Variable) else y)
+    sc.concat = lambda values, axis: torch.cat([_tensor(v) for v in values], dim=axis)
+    sc.stack = lambda values, axis=0: torch.stack([_tensor(v) for v in values], dim=axis)
+    for name in ("exp", "log", "sqrt", "tanh", "sigmoid", "abs", "square", "sign", "floor", "ceil", "round"):
+        setattr(sc, name, (lambda op: lambda x: op(_tensor(x)))(getattr(torch, name)))
+    sc.maximum = lambda a, b: torch.maximum(_tensor(a), _tensor(b))
+    sc.minimum = lambda a, b: torch.minimum(_tensor(a), _tensor(b))
+    sc.nn = types.SimpleNamespace(relu=torch.relu, sigmoid=torch.sigmoid, softmax=lambda x: torch.softmax(_tensor(x), dim=-1))
+    sc.Variable = Variable
+    sc.Tensor = torch.Tensor
+    sc.py_function = _py_function
+    sc.function = _sc_function
+    sc.device = lambda name: contextlib.nullcontext()
+    sc.print = print
+    sc.StagingError = type("StagingError", (Exception,), {})
+    return sc
+
+
+SHIM = _make_shim()
+
+
+def render_tensor(renderer, obj):
+    """A torch tensor as stagecheck's `Tensor` value (dtype, shape, nested
+    elements) by value; a Variable as its value."""
+    if isinstance(obj, Variable):
+        obj = obj.read_value()
+    if not isinstance(obj, torch.Tensor):
+        return None
+
+    def element(x):
+        if isinstance(x, list):
+            return {"kind": "list", "v": [element(y) for y in x]}
+        if isinstance(x, bool):
+            return {"kind": "bool", "v": x}
+        if isinstance(x, int):
+            return {"kind": "int", "v": str(x)}
+        return {"kind": "float", "v": struct.unpack("<Q", struct.pack("<d", float(x)))[0]}
+
+    t = obj.detach()
+    dtype = str(t.dtype).removeprefix("torch.")
+    if t.numel() > MAX_ELEMENTS_RENDERED:
+        values = {"kind": "list", "v": [element(x) for x in t.reshape(-1)[:MAX_ELEMENTS_RENDERED].tolist()] + [{"kind": "truncated"}]}
+    else:
+        values = element(t.tolist())
+    return {"kind": "tensor", "v": {"dtype": dtype, "shape": list(t.shape), "values": values}}
+
+
+# executor/src/tensors/mod.rs's MAX_ELEMENTS_RENDERED, as tf_function/worker.py.
+MAX_ELEMENTS_RENDERED = 4096
+
+
 def reason(e):
     """An Unsupported's reason, headed by what it gave up on with numbers
     taken out (the report counts refusals by the text before the colon)."""
@@ -172,11 +350,24 @@ def run_compiled(code, source, path, mode, stdout_limit):
         counters.clear()
     elif mode != "original":
         return {"skipped": f"the torch-compile target has no mode {mode!r} (original, compiled)"}
-    current = Run.current = Run()
+    current = Run.current = Run(mode)
     Run.path = path
     try:
         needs_native = []
-        reply = run_code(code, path, stdout_limit, sandbox_builtins(needs_native, extra), needs_native, current.alias, hidden=current.minted)
+        scope_builtins = sandbox_builtins(needs_native, extra)
+        sandbox_import = scope_builtins["__import__"]
+
+        def shim_import(name, globals=None, locals=None, fromlist=(), level=0):
+            if name == "stagecheck" and level == 0:
+                return SHIM
+            # PyTorch's own code imports its (loaded) modules through the
+            # running frame's builtins: the program's.
+            if level == 0 and name in sys.modules and name.split(".")[0] == "torch":
+                return real_import(name, globals, locals, fromlist, level)
+            return sandbox_import(name, globals, locals, fromlist, level)
+
+        scope_builtins["__import__"] = shim_import
+        reply = run_code(code, path, stdout_limit, scope_builtins, needs_native, current.alias, custom=render_tensor, hidden=current.minted)
     finally:
         Run.current = None
     if mode != "compiled" or "outcome" not in reply:
