@@ -93,6 +93,14 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
     }
     let callables: Vec<Callable> = g.scope.callables().into_iter().cloned().collect();
     for c in &callables {
+        if g.settings.rebind {
+            // Twice with the same arguments: the first call compiles, the
+            // second runs through a JIT's guard cache.
+            let a = pe::args(g, u, &c.kind, c.arity)?;
+            print_call(g, u, c, &a)?;
+            print_call(g, u, c, &a)?;
+            continue;
+        }
         for _ in 0..u.int_in_range(1..=2)? {
             let a = pe::args(g, u, &c.kind, c.arity)?;
             print_call(g, u, c, &a)?;
@@ -100,7 +108,7 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
     }
     if g.settings.rebind {
         // Every int global the functions may read rebound, then every
-        // function called again (`Settings::rebind`).
+        // function called a third time (`Settings::rebind`).
         let ints: Vec<String> = g.scope.frames[0].vars.iter().filter(|v| v.ty == Ty::Int && !v.readonly).map(|v| v.name.clone()).collect();
         for n in ints {
             g.w.line(format!("{n} = ({n} + 7) % 1000"));

@@ -12,9 +12,11 @@
 //! row but those printing what only one interpreter's own implementation
 //! decides (`set_order`: a set's iteration order), which RustPython's runs and
 //! the CPython oracle would see differ; a target running both sides on one
-//! CPython takes them (its own `never`). `rebind`: after the top level's
-//! calls, every int global is rebound and every function called again (a JIT
-//! reusing a compiled function on a stale guard shows there); off by default.
+//! CPython takes them (its own `never`). `rebind`: every function is called
+//! twice with the same arguments (compiled, then through a JIT's guard
+//! cache), every int global is rebound, and every function called a third
+//! time (a JIT reusing a compiled function on a stale guard shows there); off
+//! by default.
 
 use crate::table::TABLE;
 
