@@ -20,9 +20,10 @@ Modes:
   reaches us instead of a silent fallback to CPython).
 
 What a run reports besides its outcome (Dynamo's `ConvertFrame`, wrapped):
-- an exception other than `Unsupported`/`UserError` leaving Dynamo's
-  frame conversion (an assertion, `InternalTorchDynamoError`,
-  `BackendCompilerFailed`) is the compiler's crash: the reply is `crashed`,
+- Dynamo's own failure leaving its frame conversion (an assertion in its
+  code, `InternalTorchDynamoError`, `TorchRuntimeError`,
+  `BackendCompilerFailed`; not `Unsupported`/`UserError`, nor an op's error
+  passing through) is the compiler's crash: the reply is `crashed`,
   whatever the program made of the exception (it may catch it);
 - a run in which Dynamo converted no frame tested nothing: `fell_back` with
   the reason `not tested - ...` (Dynamo's own `Unsupported` reason where it
@@ -102,6 +103,20 @@ def _frame_line(frame, e):
     return frame.f_code.co_firstlineno if frame.f_code.co_filename == Run.path else _user_line(e)
 
 
+def _dynamo_failure(e):
+    """Dynamo's own failure, not the error of a program's op passing through
+    it (an IndexError of a tensor op raised while Dynamo traces it is the
+    program's, compared as its outcome): Dynamo's exceptions (internal
+    errors, TorchRuntimeError wrapping what an op raised, a backend's
+    failure) and assertions failing in Dynamo's own code."""
+    if isinstance(e, dynamo_exc.TorchDynamoException):
+        return True
+    tb, last = e.__traceback__, None
+    while tb is not None:
+        last, tb = tb, tb.tb_next
+    return isinstance(e, AssertionError) and last is not None and "/torch/_dynamo/" in last.tb_frame.f_code.co_filename
+
+
 def _recording(convert, soft):
     """Dynamo's frame conversion `convert`, what escapes it recorded for the
     run's reply: inside, the `Unsupported` it then swallows (the frame runs
@@ -114,7 +129,7 @@ def _recording(convert, soft):
             gave_up = isinstance(e, (dynamo_exc.Unsupported, dynamo_exc.UserError))
             if run is not None and soft and gave_up:
                 run.unsupported.append((reason(e), _frame_line(frame, e)))
-            elif run is not None and not soft and not gave_up:
+            elif run is not None and not soft and not gave_up and _dynamo_failure(e):
                 run.crashes.append((f"{type(e).__name__}: {_first_line(e)}", _frame_line(frame, e)))
             raise
     return converting
@@ -176,6 +191,16 @@ def _axis(f):
         x = _tensor(x)
         return f(x) if axis is None else f(x, dim=axis, keepdim=keepdims)
     return reduce
+
+
+def _mean(x, dim=None, keepdim=False):
+    """TensorFlow's mean: of an int tensor, the sum divided toward zero in
+    its dtype (torch.mean refuses ints; every such program would raise)."""
+    if x.is_floating_point():
+        return torch.mean(x) if dim is None else torch.mean(x, dim=dim, keepdim=keepdim)
+    total = torch.sum(x) if dim is None else torch.sum(x, dim=dim, keepdim=keepdim)
+    count = x.numel() if dim is None else x.shape[dim]
+    return torch.div(total, max(count, 1), rounding_mode="trunc").to(x.dtype)
 
 
 class Variable:
@@ -263,7 +288,7 @@ def _make_shim():
     sc.reshape = lambda x, shape: torch.reshape(_tensor(x), list(shape))
     sc.transpose = _transpose
     sc.matmul = lambda a, b: torch.matmul(_tensor(a), _tensor(b))
-    sc.reduce_sum, sc.reduce_mean, sc.reduce_prod = _axis(torch.sum), _axis(torch.mean), _axis(torch.prod)
+    sc.reduce_sum, sc.reduce_mean, sc.reduce_prod = _axis(torch.sum), _axis(_mean), _axis(torch.prod)
     sc.reduce_max, sc.reduce_min = _axis(torch.amax), _axis(torch.amin)
     sc.argmax = lambda x, axis=0: torch.argmax(_tensor(x), dim=axis)
     sc.argmin = lambda x, axis=0: torch.argmin(_tensor(x), dim=axis)
