@@ -279,16 +279,25 @@ pub fn compare(a: &Outcome, b: &Outcome) -> Vec<Difference> {
     // Both cut at the byte limit: where a normalised message (or a float
     // within tolerance) has another length, the cut falls elsewhere in the
     // same text. The whole lines both kept are compared.
+    // The line where the side that kept fewer lines was cut must begin the
+    // other's line there (or be begun by it, both cut in one line): a long
+    // line printed on one side only is a difference, cut or not.
     let both_cut = a.stdout_truncated && b.stdout_truncated;
+    let mut cut_line_differs = false;
     if both_cut {
-        la.pop();
-        lb.pop();
+        let (ca, cb) = (la.pop().unwrap_or(""), lb.pop().unwrap_or(""));
+        let (cut, facing) = match la.len().cmp(&lb.len()) {
+            std::cmp::Ordering::Less => (ca, lb[la.len()]),
+            std::cmp::Ordering::Greater => (cb, la[lb.len()]),
+            std::cmp::Ordering::Equal => (ca, cb),
+        };
+        cut_line_differs = tolerance.is_none() && !facing.starts_with(cut) && !cut.starts_with(facing);
         let kept = la.len().min(lb.len());
         la.truncate(kept);
         lb.truncate(kept);
     }
     let stdout_differs = match &tolerance {
-        _ if both_cut => la.iter().zip(&lb).any(|(p, q)| lines_differ(Some(p), Some(q))),
+        _ if both_cut => cut_line_differs || la.iter().zip(&lb).any(|(p, q)| lines_differ(Some(p), Some(q))),
         None => a.stdout != b.stdout,
         Some(_) => {
             a.stdout.ends_with('\n') != b.stdout.ends_with('\n')

@@ -276,6 +276,8 @@ fn two_outputs_cut_at_the_limit_compare_the_lines_both_kept() {
         assert_agree(&runs(mode, original.clone(), other.clone()), "cut at two places in one line");
         assert_agree(&runs(mode, original.clone(), cut("a line\nlocal variable 'v' referenced before assignment\n")), "cut at a line's end");
         assert_differs(&runs(mode, original.clone(), cut("a line\nanother line\nthe same li")), mode, "stdout", "a kept line differs");
+        // A long line on one side only, cut, where the other printed more lines.
+        assert_differs(&runs(mode, original.clone(), cut("a line\nzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz")), mode, "stdout", "a line one side only printed");
         assert_differs(&runs(mode, original.clone(), Outcome { stdout_truncated: false, ..original.clone() }), mode, "stdout", "cut on one side only");
     }
 }
