@@ -132,20 +132,20 @@ fn differs(report: &Report, what: &str, got: Result<String, String>, want: &str)
 /// Why `report` no longer holds, if it does not.
 fn replay(report: &Report, venvs: &Venvs) -> Vec<Option<String>> {
     let dir = scratch("upstream", report.name.trim_end_matches(".md"));
+    // A framework's report: under its venv the reproducer shows the bug; with
+    // the framework's compiler turned off (`off` run first), CPython's output.
+    let framework = |venv: Option<&Path>, name: &str, off: &str, off_name: &str| {
+        let Some(venv) = venv else { return vec![] };
+        let as_written = format!("{off}{}", report.reproducer);
+        vec![
+            differs(report, name, python(venv, &dir, &report.reproducer), &report.actual),
+            differs(report, off_name, python(venv, &dir, &as_written), &report.expected),
+        ]
+    };
     if report.name.starts_with("pytorch-") {
-        let Some(torch) = venvs.torch.as_deref() else { return vec![] };
-        let as_written = format!("{PYTORCH_AS_WRITTEN}{}", report.reproducer);
-        vec![
-            differs(report, "PyTorch", python(torch, &dir, &report.reproducer), &report.actual),
-            differs(report, "CPython (torch.compile the identity)", python(torch, &dir, &as_written), &report.expected),
-        ]
+        framework(venvs.torch.as_deref(), "PyTorch", PYTORCH_AS_WRITTEN, "CPython (torch.compile the identity)")
     } else if report.name.starts_with("tensorflow-") {
-        let Some(tf) = venvs.tensorflow.as_deref() else { return vec![] };
-        let as_written = format!("{PYTHON_AS_WRITTEN}{}", report.reproducer);
-        vec![
-            differs(report, "TensorFlow", python(tf, &dir, &report.reproducer), &report.actual),
-            differs(report, "CPython (AutoGraph and tf.function off)", python(tf, &dir, &as_written), &report.expected),
-        ]
+        framework(venvs.tensorflow.as_deref(), "TensorFlow", PYTHON_AS_WRITTEN, "CPython (AutoGraph and tf.function off)")
     } else if report.name.starts_with("rustpython-") {
         vec![
             differs(report, "python3", python(Path::new("python3"), &dir, &report.reproducer), &report.expected),
