@@ -1,5 +1,6 @@
 //! The fixes in executor/vendor/rustpython-vm/PATCHES.md, each shown on the
-//! program that exposed it. The published crate fails every one of these.
+//! program that exposed it. The published crate fails every one of these,
+//! but for the tests of speed patches, which pin what such a patch must not change.
 
 mod common;
 
@@ -497,4 +498,34 @@ print(outcome('1 if 1 else ' * 4000 + '1'))
         "2000 ok\n2994 {r}\n5976 MemoryError\n3000000 MemoryError\n1+ {r}\n1+ {r}\nx. {r}\n-1- {r}\nnot 1 or  ok\n{r}\n"
     );
     assert_eq!(out.stdout, expected);
+}
+
+/// A name read by `LOAD_NAME` (module level, class bodies, `exec`) from an
+/// exact dict of locals is looked up without raising a KeyError to catch (a
+/// speed patch); a dict subclass as locals is still subscripted, so its
+/// `__missing__` is consulted, and a missing name is still a NameError.
+/// CPython prints what is asserted.
+#[test]
+fn a_name_read_from_a_dict_subclass_still_consults_it() {
+    let src = r#"
+class M(dict):
+    def __missing__(self, k):
+        if k.startswith('z'):
+            return 'missing ' + k
+        raise KeyError(k)
+exec('print(zz)\nprint(len("ab"))', {}, M())
+len = lambda x: 'mine'
+print(len('ab'))
+del len
+print(len('ab'))
+class C:
+    print = 'class'
+    seen = print
+print(C.seen)
+try:
+    nope
+except NameError as e:
+    print(e)
+"#;
+    assert_eq!(stdout(src), "missing zz\n2\nmine\n2\nclass\nname 'nope' is not defined\n");
 }

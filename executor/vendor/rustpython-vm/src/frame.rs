@@ -2950,6 +2950,19 @@ impl ExecutingFrame<'_> {
             }
             Instruction::LoadName { namei: idx } => {
                 let name = self.code.names[idx.get(arg) as usize];
+                // stagecheck patch: an exact dict of locals (a module's or a
+                // class body's) is read without raising, and dropping, a
+                // KeyError for each name it lacks, as CPython's
+                // `PyDict_GetItemWithError`: a builtin read at module level
+                // cost an exception object.
+                let locals = self.locals.get_or_create(vm).obj();
+                if let Some(dict) = locals.downcast_ref_if_exact::<PyDict>(vm) {
+                    match dict.get_item_opt(name, vm)? {
+                        Some(x) => self.push_value(x),
+                        None => self.push_value(self.load_global_or_builtin(name, vm)?),
+                    }
+                    return Ok(None);
+                }
                 let result = self.locals.mapping(vm).subscript(name, vm);
                 match result {
                     Ok(x) => self.push_value(x),
