@@ -8,7 +8,9 @@
 //! after it, issue 19's list ops; sgd_history: sgd_variable returning its
 //! loss history, a Variable and a list in one staged loop; sgd_tape:
 //! sgd_variable with its gradients from `sc.GradientTape` in the staged
-//! loop, against the NumPy port with the hand gradient).
+//! loop, against the NumPy port with the hand gradient; rnn_large: rnn at
+//! the size of seed 002's, where the kernels set the time; matmul_chain:
+//! four 1024² float32 matmuls; both print their GFLOP/s).
 //!
 //! Per-call times: a run with 1 call and a run with 1 + N calls; the
 //! difference over N leaves out interpreter, compile and trace costs. NumPy
@@ -16,7 +18,7 @@
 //! `$STAGECHECK_NUMPY_PYTHON` (scripts/bench-staging makes a venv with NumPy
 //! from PyPI and sets it); without it the NumPy column is skipped, saying so.
 //!
-//!     scripts/bench-staging        # or: cargo bench --bench staging
+//!     scripts/bench-staging [-- WORKLOAD...]   # or: cargo bench --bench staging
 //!
 //! `STAGING_CALLS=n` instead runs the workloads named in the arguments (all
 //! when none) once each, staged, with exactly `n` calls, in this process,
@@ -44,6 +46,34 @@ const WORKLOADS: &[(&str, &str, &str, usize)] = &[
     ("sgd_history", include_str!("staging/sgd_history.py"), include_str!("staging/sgd_history_numpy.py"), 20),
     // Issue 20: the gradients from a tape in the staged loop; NumPy keeps the hand gradient.
     ("sgd_tape", include_str!("staging/sgd_tape.py"), include_str!("staging/sgd_variable_numpy.py"), 20),
+    // Issue 37: where the kernels, not the per-call overhead, set the time.
+    ("rnn_large", include_str!("staging/rnn.py"), include_str!("staging/rnn_numpy.py"), 5),
+    ("matmul_chain", include_str!("staging/matmul_chain.py"), include_str!("staging/matmul_chain_numpy.py"), 3),
+];
+
+/// The sizes line of rnn.py and its port, and the sizes of `rnn_large`:
+/// seed 002's RNN (T = 32 steps, batch 64, 256 inputs, 256 hidden units).
+const RNN_SIZES: (&str, &str) = ("T, BATCH, IN, HIDDEN = 64, 8, 16, 16", "T, BATCH, IN, HIDDEN = 32, 64, 256, 256");
+
+/// The workloads, `rnn_large`'s programs resized.
+fn workloads() -> impl Iterator<Item = (&'static str, String, String, usize)> {
+    WORKLOADS.iter().map(|&(name, program, port, n)| {
+        let (program, port) = if name == "rnn_large" {
+            assert!(program.contains(RNN_SIZES.0) && port.contains(RNN_SIZES.0), "rnn.py and its port name their sizes");
+            (program.replace(RNN_SIZES.0, RNN_SIZES.1), port.replace(RNN_SIZES.0, RNN_SIZES.1))
+        } else {
+            (program.to_string(), port.to_string())
+        };
+        (name, program, port, n)
+    })
+}
+
+/// Floating-point operations per call of the workloads at scale (a
+/// multiply-add counted as two), for their GFLOP/s.
+const FLOPS: &[(&str, f64)] = &[
+    // 32 steps of [64, 256] @ [256, 256], twice.
+    ("rnn_large", 32.0 * 2.0 * 2.0 * 64.0 * 256.0 * 256.0),
+    ("matmul_chain", 4.0 * 2.0 * 1024.0 * 1024.0 * 1024.0),
 ];
 
 /// The workload with `calls` calls, as `mode` runs it.
@@ -88,12 +118,17 @@ fn numpy(port: &str, n: usize) -> Option<f64> {
     String::from_utf8_lossy(&out.stdout).split_whitespace().next()?.parse().ok()
 }
 
+/// Whether the command line names workload `name`, or names none.
+fn picked(name: &str) -> bool {
+    let named: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    named.is_empty() || named.iter().any(|n| n == name)
+}
+
 /// `STAGING_CALLS`'s mode (module doc): the picked workloads' staged runs.
 fn counted(calls: usize, config: Config) {
-    let picked: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let mut worker = Worker::in_process(config);
-    for (name, program, _, _) in WORKLOADS.iter().filter(|w| picked.is_empty() || picked.iter().any(|p| p == w.0)) {
-        let out = worker.run_in(&source(program, calls, Mode::Staged), "bench.py", Mode::Staged).expect("the workload compiles");
+    for (name, program, _, _) in workloads().filter(|w| picked(w.0)) {
+        let out = worker.run_in(&source(&program, calls, Mode::Staged), "bench.py", Mode::Staged).expect("the workload compiles");
         assert_eq!(out.terminal, Terminal::Completed, "{name}: {}", out.terminal);
         print!("{name}: {}", out.stdout);
     }
@@ -146,11 +181,11 @@ fn main() {
     }
     let mut worker = Worker::new(config);
     println!("{:<8} {:>12} {:>12} {:>12} {:>9} {:>9}", "workload", "eager RP", "staged", "numpy", "vs eager", "vs numpy");
-    for (name, program, port, n) in WORKLOADS {
-        let (eager, eager_out) = per_call(&mut worker, program, *n, Mode::Original);
-        let (staged, staged_out) = per_call(&mut worker, program, *n, Mode::Staged);
+    for (name, program, port, n) in workloads().filter(|w| picked(w.0)) {
+        let (eager, eager_out) = per_call(&mut worker, &program, n, Mode::Original);
+        let (staged, staged_out) = per_call(&mut worker, &program, n, Mode::Staged);
         assert_eq!(eager_out, staged_out, "{name}: staged and eager results differ");
-        let np = numpy(port, 50);
+        let np = numpy(&port, 50);
         let ms = |s: f64| format!("{:.3} ms", s * 1e3);
         println!(
             "{:<8} {:>12} {:>12} {:>12} {:>8.1}x {:>9}",
@@ -161,6 +196,10 @@ fn main() {
             eager / staged,
             np.map_or("n/a".into(), |t| format!("{:.1}x", t / staged)),
         );
+        if let Some((_, flops)) = FLOPS.iter().find(|f| f.0 == name) {
+            let gflops = |s: f64| format!("{:.1}", flops / s / 1e9);
+            println!("{:<8} GFLOP/s: staged {}, numpy {}", "", gflops(staged), np.map_or("n/a".into(), gflops));
+        }
     }
     if std::env::var("STAGECHECK_NUMPY_PYTHON").is_err() {
         println!("(numpy: STAGECHECK_NUMPY_PYTHON is not set; scripts/bench-staging provides it)");

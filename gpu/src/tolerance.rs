@@ -28,9 +28,10 @@
 //! - Contraction (§ "Reassociation and Fusion": "An implementation may fuse
 //!   operations if the transformed expression is at least as accurate as the
 //!   original formulation"): the matmul kernel adds its products over `k` in
-//!   the CPU's order, but the driver may contract `acc + a * b` into a fused
-//!   multiply-add (the H200 did: 1 to 4 ULP apart), so float32 `MatMul` is
-//!   not bit for bit. Its bound is the standard one of a dot product of
+//!   the CPU's order; the CPU fuses each multiply-add, the GPU's kernel does
+//!   not, but its driver may contract `acc + a * b` into one (the H200 did;
+//!   lavapipe does not: 1 to 4 ULP apart), so float32 `MatMul` is not bit
+//!   for bit. Its bound is the standard one of a dot product of
 //!   length `k` (Higham, Accuracy and Stability of Numerical Algorithms,
 //!   §3.1): computed in float32 in any order, with or without fusion, the
 //!   result lies within `γ_k · Σ|a_i·b_i|` of the exact value, `γ_k = k·u /
@@ -479,16 +480,24 @@ mod tests {
         assert!(check(&sum, &[f32s(&[1.0, 2.0, 3.0], &[3])], &Tensor::scalar_f32(6.0000005)).is_err(), "sums stay exact");
     }
 
-    /// The float32 dot products of `a @ b` with every multiply-add fused
-    /// (one rounding each, f64 holds a float32 product exactly), in order.
-    fn fused(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
+    /// The float32 dot products of `a @ b`, in order, every multiply-add
+    /// fused (one rounding each: the CPU kernel) or not (a product rounded,
+    /// then the sum: the GPU kernel as written, before a driver fuses it).
+    fn dots(a: &[f32], b: &[f32], (m, k, n): (usize, usize, usize), fuse: bool) -> Vec<f32> {
         let mut out = vec![0f32; m * n];
         for i in 0..m {
             for j in 0..n {
-                out[i * n + j] = (0..k).fold(0f32, |acc, p| (f64::from(a[i * k + p]) * f64::from(b[p * n + j]) + f64::from(acc)) as f32);
+                out[i * n + j] = (0..k).fold(0f32, |acc, p| {
+                    let (x, y) = (a[i * k + p], b[p * n + j]);
+                    if fuse { x.mul_add(y, acc) } else { acc + x * y }
+                });
             }
         }
         out
+    }
+
+    fn fused(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
+        dots(a, b, (m, k, n), true)
     }
 
     #[test]
@@ -500,11 +509,13 @@ mod tests {
         let cpu = graph::eval(&Op::MatMul, &[&inputs[0], &inputs[1]]).unwrap();
         let Data::F32(c) = cpu.data() else { unreachable!() };
         let c: Vec<f32> = c.iter().copied().collect();
-        // Fused multiply-adds (what the H200 did) differ here, and are accepted.
-        let fma = fused(&a, &b, m, k, n);
-        assert_ne!(fma, c, "the data should tell fused from unfused");
-        check(&Op::MatMul, &inputs, &f32s(&fma, &[m, n])).unwrap();
-        assert!(!f32s(&fma, &[m, n]).bit_eq(&cpu), "bit for bit would reject it");
+        // The CPU fuses its multiply-adds; the GPU's unfused sums (what
+        // lavapipe computes; the H200 fused them) differ here, and are accepted.
+        assert_eq!(fused(&a, &b, m, k, n), c, "the CPU kernel fuses");
+        let unfused = dots(&a, &b, (m, k, n), false);
+        assert_ne!(unfused, c, "the data should tell fused from unfused");
+        check(&Op::MatMul, &inputs, &f32s(&unfused, &[m, n])).unwrap();
+        assert!(!f32s(&unfused, &[m, n]).bit_eq(&cpu), "bit for bit would reject it");
         // Off by 0.9 and by 10 bounds in element 7.
         let sum_abs: f64 = (0..k).map(|p| (f64::from(a[7 / n * k + p]) * f64::from(b[p * n + 7 % n])).abs()).sum();
         let bound = dot_bound(k, sum_abs);
@@ -532,6 +543,7 @@ mod tests {
         let inputs = [f32s(&[f32::MAX, f32::MAX], &[1, 2]), f32s(&[-1.0, 2.0], &[2, 1])];
         assert_eq!(fused(&[f32::MAX, f32::MAX], &[-1.0, 2.0], 1, 2, 1), vec![f32::MAX]);
         check(&Op::MatMul, &inputs, &f32s(&[f32::MAX], &[1, 1])).unwrap();
+        check(&Op::MatMul, &inputs, &f32s(&[f32::INFINITY], &[1, 1])).unwrap();
         // Far from overflow, an infinity is wrong.
         let small = [f32s(&[1.0, 2.0], &[1, 2]), f32s(&[3.0, 4.0], &[2, 1])];
         assert!(check(&Op::MatMul, &small, &f32s(&[f32::INFINITY], &[1, 1])).is_err());

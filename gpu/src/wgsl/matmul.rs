@@ -1,9 +1,9 @@
 //! Tiled, batched matmul: 16 × 16 output tiles per workgroup, the operands'
 //! tiles staged in workgroup memory. Each invocation adds its products over
-//! `k` in increasing order, as graph's CPU kernel does (the product is
-//! formed before the sum, so nothing asks for a fused multiply-add; WGSL
-//! lets the driver fuse anyway, and NVIDIA's does: tolerance.rs's dot
-//! product bound).
+//! `k` in increasing order, as graph's CPU kernel does; the product is
+//! formed before the sum (WGSL lets the driver fuse them, and NVIDIA's
+//! does), where the CPU kernel fuses each multiply-add: the two meet within
+//! tolerance.rs's dot product bound, not bit for bit.
 //! `info`: `[m, k, n, tiles_m, tiles_n, workgroups, first step, end step]`;
 //! workgroups are laid out on a 2-D grid and numbered `batch, tile row,
 //! tile column`. A dispatch runs steps (tiles along `k`) `first..end`,

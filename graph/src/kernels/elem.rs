@@ -17,7 +17,7 @@ pub(crate) trait Elem: Copy + PartialEq + PartialOrd + 'static {
 }
 
 /// Ints and floats.
-pub(crate) trait Number: Elem {
+pub(crate) trait Number: Elem + Send + Sync {
     const ZERO: Self;
     const IS_INT: bool;
     /// The dtype of true division (`float64` for ints, as TF's `truediv`).
@@ -25,6 +25,9 @@ pub(crate) trait Number: Elem {
     fn add(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
     fn mul(self, o: Self) -> Self;
+    /// `self · o + acc`: floats round once (a fused multiply-add, the same
+    /// bits with or without the instruction), ints wrap as `add(mul)`.
+    fn mul_add(self, o: Self, acc: Self) -> Self;
     fn neg(self) -> Self;
     fn abs(self) -> Self;
     fn true_div(self, o: Self) -> Self::Quotient;
@@ -137,6 +140,10 @@ macro_rules! int_impl {
             fn mul(self, o: $t) -> $t {
                 self.wrapping_mul(o)
             }
+            #[inline(always)]
+            fn mul_add(self, o: $t, acc: $t) -> $t {
+                acc.wrapping_add(self.wrapping_mul(o))
+            }
             fn neg(self) -> $t {
                 self.wrapping_neg()
             }
@@ -233,6 +240,10 @@ macro_rules! float_impl {
             }
             fn mul(self, o: $t) -> $t {
                 self * o
+            }
+            #[inline(always)]
+            fn mul_add(self, o: $t, acc: $t) -> $t {
+                <$t>::mul_add(self, o, acc)
             }
             fn neg(self) -> $t {
                 -self

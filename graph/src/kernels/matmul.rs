@@ -1,6 +1,7 @@
 //! Matrix multiplication, 2-D and batched: `[..., m, k] @ [..., k, n]` with
 //! equal batch dims. Each output element starts at zero and adds the products
-//! `a[i, p] * b[p, j]` for `p = 0, 1, ..., k-1` in order, in the input dtype.
+//! `a[i, p] * b[p, j]` for `p = 0, 1, ..., k-1` in order, in the input dtype,
+//! each as one fused multiply-add for floats (matmul_tiles.rs).
 
 use super::elem::Number;
 use super::matmul_tiles::matmul_into;

@@ -1,54 +1,118 @@
 //! The loops of one `[m, k] @ [k, n]` product on contiguous row-major
-//! slices. Every output element is `((0 + a[i,0]·b[0,j]) + a[i,1]·b[1,j]) + …`,
-//! products added in increasing `p`, a multiply then an add (no fused
-//! multiply-add): the sequential sum the GPU's kernel computes too. Speed
-//! comes only from computing many such chains side by side, in blocks of
-//! outputs the compiler keeps in vector registers:
+//! slices. Every output element is the chain `acc = a[i,p]·b[p,j] + acc`
+//! over `p = 0, 1, …, k-1` from `acc = 0`, each step a fused multiply-add
+//! for floats (one rounding: the same bits with or without the instruction,
+//! on every CPU). Nothing else decides an element's bits: how outputs are
+//! grouped into register tiles, and which thread computes which rows, only
+//! changes which chains run side by side, so eager and staged runs, and one
+//! thread or many, agree bit for bit. (The GPU's kernel adds unfused
+//! products in the same order; the GPU oracle holds float32 matmul to the
+//! dot-product bound, which both satisfy: gpu/src/tolerance.rs.)
 //!
-//! - along a row (`W` consecutive columns `j`): each step `p` multiplies one
-//!   `a[i,p]` by `W` consecutive `b[p, j..]`;
-//! - along a column, for the columns a row block does not fill (a thin `b`,
+//! Speed comes from running many chains at once, in tiles of outputs the
+//! compiler keeps in vector registers:
+//!
+//! - along rows: `R` rows × `W` consecutive columns; each step `p`
+//!   broadcasts `a[i..i+R, p]` against the `W` consecutive `b[p, j..]`. `W`
+//!   is two vector registers of the widest unit the CPU has (AVX-512, AVX2),
+//!   so a tile holds 12 independent chains, enough to hide the
+//!   multiply-add's latency on both of its units;
+//! - along a column, for the columns a row tile does not fill (a thin `b`,
 //!   `n = 1` typically): `W` consecutive rows `i`, reading `a` transposed
 //!   (copied once, so that `a[i.., p]` is consecutive).
+//!
+//! Large products split their rows over the CPU's threads (pool.rs,
+//! [`PARALLEL_WORK`]); small ones, which the fuzzer runs by the million,
+//! stay on the calling thread.
 
 use super::elem::Number;
 
+/// Rows per register tile.
+const R: usize = 6;
+
+/// Multiply-adds below which a product stays on one thread: handing a part
+/// to a helper costs about what 10^4 multiply-adds do, and fuzz jobs
+/// already fill the cores with small products.
+const PARALLEL_WORK: usize = 1 << 21;
+
 /// `out = a @ b` for one matrix (`a`: m×k, `b`: k×n, `out`: m×n, all
-/// row-major), compiled for AVX-512 or AVX2 where the CPU has it (wider
-/// vectors, the same operations in the same order, so the same bits).
+/// row-major).
 pub(crate) fn matmul_into<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
+    let threads = threads_for(m, k, n);
+    if threads <= 1 {
+        return one_thread(a, b, out, m, k, n);
+    }
+    // Whole row tiles per part, the first parts taking one more tile; each
+    // part in a slot its thread takes it from.
+    let tiles = m.div_ceil(R);
+    let (per, extra) = (tiles / threads, tiles % threads);
+    let (mut a_rest, mut out_rest) = (a, out);
+    let mut slots = Vec::with_capacity(threads);
+    for t in 0..threads {
+        let rows = ((per + usize::from(t < extra)) * R).min(a_rest.len() / k);
+        let (a_part, a_next) = a_rest.split_at(rows * k);
+        let (out_part, out_next) = std::mem::take(&mut out_rest).split_at_mut(rows * n);
+        (a_rest, out_rest) = (a_next, out_next);
+        slots.push(std::sync::Mutex::new(Some((a_part, out_part, rows))));
+    }
+    super::pool::run_parts(threads, &|part| {
+        let taken = slots[part].lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some((a, out, rows)) = taken {
+            one_thread(a, b, out, rows, k, n);
+        }
+    });
+}
+
+/// How many threads a product of this size uses.
+fn threads_for(m: usize, k: usize, n: usize) -> usize {
+    if m.saturating_mul(k).saturating_mul(n) < PARALLEL_WORK {
+        return 1;
+    }
+    super::pool::width().min(m.div_ceil(R))
+}
+
+/// The product on the calling thread, compiled for AVX-512 or AVX2 with FMA
+/// where the CPU has them (wider vectors and tiles, the same chains).
+fn one_thread<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
+    let narrow = std::mem::size_of::<T>() > 4;
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the CPU has AVX-512F, checked just above.
-        unsafe { blocks_avx512(a, b, out, m, k, n) };
+    if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has AVX-512F and FMA, checked just above.
+        unsafe {
+            if narrow { blocks_avx512::<T, 16, 8>(a, b, out, m, k, n) } else { blocks_avx512::<T, 32, 16>(a, b, out, m, k, n) }
+        };
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
-        unsafe { blocks_avx2(a, b, out, m, k, n) };
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has AVX2 and FMA, checked just above.
+        unsafe {
+            if narrow { blocks_avx2::<T, 8, 4>(a, b, out, m, k, n) } else { blocks_avx2::<T, 16, 8>(a, b, out, m, k, n) }
+        };
         return;
     }
-    blocks(a, b, out, m, k, n);
+    if narrow { blocks::<T, 8, 4>(a, b, out, m, k, n) } else { blocks::<T, 16, 8>(a, b, out, m, k, n) }
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn blocks_avx2<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
-    blocks(a, b, out, m, k, n);
+#[target_feature(enable = "avx2,fma")]
+unsafe fn blocks_avx2<T: Number, const W: usize, const H: usize>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
+    blocks::<T, W, H>(a, b, out, m, k, n);
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn blocks_avx512<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
-    blocks(a, b, out, m, k, n);
+#[target_feature(enable = "avx512f,fma")]
+unsafe fn blocks_avx512<T: Number, const W: usize, const H: usize>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
+    blocks::<T, W, H>(a, b, out, m, k, n);
 }
 
+/// Column tiles `W` wide, then `H` (half) wide, then the columns left one
+/// at a time.
 #[inline(always)]
-fn blocks<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
+fn blocks<T: Number, const W: usize, const H: usize>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usize) {
     let mut j = 0;
-    j = rows::<T, 16>(a, b, out, (m, k, n), j);
-    j = rows::<T, 8>(a, b, out, (m, k, n), j);
+    j = rows::<T, W>(a, b, out, (m, k, n), j);
+    j = rows::<T, H>(a, b, out, (m, k, n), j);
     if j == n {
         return;
     }
@@ -63,20 +127,22 @@ fn blocks<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n: usi
     }
 }
 
-/// Columns `j0..` in blocks of `W` while a whole block fits, every row;
+/// Columns `j0..` in tiles of `W` while a whole tile fits, every row;
 /// returns the first column not done.
 #[inline(always)]
 fn rows<T: Number, const W: usize>(a: &[T], b: &[T], out: &mut [T], (m, k, n): (usize, usize, usize), j0: usize) -> usize {
     let mut j = j0;
     while j + W <= n {
-        // Four rows at a time: four independent chains per column, so the
-        // adds' latency overlaps (each element's own chain is unchanged).
         let mut i = 0;
-        while i + 4 <= m {
-            row_block::<T, W, 4>(a, b, out, (k, n), i, j);
-            i += 4;
+        while i + R <= m {
+            row_block::<T, W, R>(a, b, out, (k, n), i, j);
+            i += R;
         }
-        for i in i..m {
+        while i + 2 <= m {
+            row_block::<T, W, 2>(a, b, out, (k, n), i, j);
+            i += 2;
+        }
+        if i < m {
             row_block::<T, W, 1>(a, b, out, (k, n), i, j);
         }
         j += W;
@@ -84,16 +150,17 @@ fn rows<T: Number, const W: usize>(a: &[T], b: &[T], out: &mut [T], (m, k, n): (
     j
 }
 
-/// Rows `i..i + R`, columns `j..j + W`.
+/// Rows `i..i + RB`, columns `j..j + W`.
 #[inline(always)]
-fn row_block<T: Number, const W: usize, const R: usize>(a: &[T], b: &[T], out: &mut [T], (k, n): (usize, usize), i: usize, j: usize) {
-    let mut acc = [[T::ZERO; W]; R];
+fn row_block<T: Number, const W: usize, const RB: usize>(a: &[T], b: &[T], out: &mut [T], (k, n): (usize, usize), i: usize, j: usize) {
+    let mut acc = [[T::ZERO; W]; RB];
+    let a_rows: [&[T]; RB] = std::array::from_fn(|r| &a[(i + r) * k..(i + r + 1) * k]);
     for p in 0..k {
         let b_part: &[T; W] = b[p * n + j..p * n + j + W].try_into().expect("W elements");
-        for (r, acc) in acc.iter_mut().enumerate() {
-            let x = a[(i + r) * k + p];
+        for (acc, a_row) in acc.iter_mut().zip(&a_rows) {
+            let x = a_row[p];
             for l in 0..W {
-                acc[l] = acc[l].add(x.mul(b_part[l]));
+                acc[l] = x.mul_add(b_part[l], acc[l]);
             }
         }
     }
@@ -102,7 +169,7 @@ fn row_block<T: Number, const W: usize, const R: usize>(a: &[T], b: &[T], out: &
     }
 }
 
-/// Column `j`, rows `i0..` in blocks of `W` while a whole block fits (`at`:
+/// Column `j`, rows `i0..` in tiles of `W` while a whole tile fits (`at`:
 /// `a` transposed); returns the first row not done.
 #[inline(always)]
 fn columns<T: Number, const W: usize>(
@@ -120,7 +187,7 @@ fn columns<T: Number, const W: usize>(
             let y = b[p * n + j];
             let a_part: &[T; W] = at[p * m + i..p * m + i + W].try_into().expect("W elements");
             for l in 0..W {
-                acc[l] = acc[l].add(a_part[l].mul(y));
+                acc[l] = a_part[l].mul_add(y, acc[l]);
             }
         }
         for (l, &v) in acc.iter().enumerate() {

@@ -21,6 +21,7 @@ pub(crate) mod index;
 pub(crate) mod layout;
 pub(crate) mod matmul;
 pub(crate) mod matmul_tiles;
+mod pool;
 pub(crate) mod reduce;
 pub(crate) mod scalar;
 mod tanh32;

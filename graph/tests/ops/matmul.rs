@@ -36,11 +36,13 @@ fn shape_errors() {
     fails(Op::MatMul, &[&i32s(&[0; 8], &[2, 2, 2]), &i32s(&[0; 4], &[2, 2])], InvalidArgument);
 }
 
-/// Every output element is the sequential sum `((0 + a0·b0) + a1·b1) + …`
-/// whatever the shape (the kernel computes blocks of rows and columns side
-/// by side, with tails): checked bit for bit against that loop written out,
-/// on values whose sums depend on the order (large and small magnitudes,
-/// -0.0, infinities), for the shapes of every block and tail path.
+/// Every output element is the chain of fused multiply-adds
+/// `acc = a_p·b_p + acc` in increasing `p` from 0, whatever the shape (the
+/// kernel computes tiles of rows and columns side by side, with tails, and
+/// splits large products over threads): checked bit for bit against that
+/// loop written out, on values whose sums depend on the order and on the
+/// rounding (large and small magnitudes, -0.0, infinities), for the shapes
+/// of every tile and tail path and of a product split over threads.
 #[test]
 fn every_shape_sums_each_element_in_order() {
     let vals = [1e8f32, 1.0, -1e8, -0.0, 3.5e-3, -7.25, 1e-30, 0.1, f32::INFINITY, 2.0];
@@ -53,7 +55,23 @@ fn every_shape_sums_each_element_in_order() {
             })
             .collect()
     };
-    for (m, k, n) in [(1, 1, 1), (3, 5, 1), (64, 8, 1), (8, 64, 1), (17, 3, 2), (8, 16, 16), (5, 7, 24), (2, 9, 33), (21, 4, 9), (0, 3, 4), (3, 0, 4)] {
+    let shapes = [
+        (1, 1, 1),
+        (3, 5, 1),
+        (64, 8, 1),
+        (8, 64, 1),
+        (17, 3, 2),
+        (8, 16, 16),
+        (5, 7, 24),
+        (2, 9, 33),
+        (21, 4, 9),
+        (0, 3, 4),
+        (3, 0, 4),
+        (13, 6, 48),
+        (7, 3, 71),
+        (70, 160, 200),
+    ];
+    for (m, k, n) in shapes {
         let (a, b) = (next(2 * m * k), next(2 * k * n));
         let mut want = vec![0f32; 2 * m * n];
         for batch in 0..2 {
@@ -61,7 +79,7 @@ fn every_shape_sums_each_element_in_order() {
                 for j in 0..n {
                     let mut acc = 0f32;
                     for p in 0..k {
-                        acc += a[batch * m * k + i * k + p] * b[batch * k * n + p * n + j];
+                        acc = a[batch * m * k + i * k + p].mul_add(b[batch * k * n + p * n + j], acc);
                     }
                     want[batch * m * n + i * n + j] = acc;
                 }
