@@ -1,7 +1,8 @@
 //! The seeds' loop workloads, per call of the staged function (issue 4):
 //! the staged CPU graph against the same program run eagerly in RustPython
-//! (target >= 20x faster) and against its NumPy port under CPython (target
-//! >= 3x faster). Programs: `benches/staging/{rnn,sgd,decode,sgd_variable}.py`
+//! (target >= 20x faster), against its NumPy port under CPython (target
+//! >= 3x faster) and, where it has one (`_tf.py`), against its tf.function
+//! port (TF 2.21 CPU; traced before the timing). Programs: `benches/staging/{rnn,sgd,decode,sgd_variable}.py`
 //! and their `_numpy.py` ports (sgd_variable: sgd with its parameters in
 //! `sc.Variable`s, read and assigned by host nodes at every step; rnn_outputs:
 //! rnn with each step's state appended to a list in the staged loop, stacked
@@ -51,21 +52,31 @@ const WORKLOADS: &[(&str, &str, &str, usize)] = &[
     ("matmul_chain", include_str!("staging/matmul_chain.py"), include_str!("staging/matmul_chain_numpy.py"), 3),
 ];
 
+/// The tf.function ports (TF 2.21, CPU), where there is one.
+const TF_PORTS: &[(&str, &str)] = &[
+    ("rnn", include_str!("staging/rnn_tf.py")),
+    ("sgd", include_str!("staging/sgd_tf.py")),
+    ("decode", include_str!("staging/decode_tf.py")),
+    ("rnn_large", include_str!("staging/rnn_tf.py")),
+    ("matmul_chain", include_str!("staging/matmul_chain_tf.py")),
+];
+
+/// `text` of workload `name`, resized for `rnn_large`.
+fn resized(name: &str, text: &str) -> String {
+    if name != "rnn_large" {
+        return text.to_string();
+    }
+    assert!(text.contains(RNN_SIZES.0), "rnn.py and its ports name their sizes");
+    text.replace(RNN_SIZES.0, RNN_SIZES.1)
+}
+
 /// The sizes line of rnn.py and its port, and the sizes of `rnn_large`:
 /// seed 002's RNN (T = 32 steps, batch 64, 256 inputs, 256 hidden units).
 const RNN_SIZES: (&str, &str) = ("T, BATCH, IN, HIDDEN = 64, 8, 16, 16", "T, BATCH, IN, HIDDEN = 32, 64, 256, 256");
 
 /// The workloads, `rnn_large`'s programs resized.
 fn workloads() -> impl Iterator<Item = (&'static str, String, String, usize)> {
-    WORKLOADS.iter().map(|&(name, program, port, n)| {
-        let (program, port) = if name == "rnn_large" {
-            assert!(program.contains(RNN_SIZES.0) && port.contains(RNN_SIZES.0), "rnn.py and its port name their sizes");
-            (program.replace(RNN_SIZES.0, RNN_SIZES.1), port.replace(RNN_SIZES.0, RNN_SIZES.1))
-        } else {
-            (program.to_string(), port.to_string())
-        };
-        (name, program, port, n)
-    })
+    WORKLOADS.iter().map(|&(name, program, port, n)| (name, resized(name, program), resized(name, port), n))
 }
 
 /// Floating-point operations per call of the workloads at scale (a
@@ -108,11 +119,18 @@ fn per_call(worker: &mut Worker, program: &str, n: usize, mode: Mode) -> (f64, S
     (((many - one) / n as f64).max(1e-9), stdout)
 }
 
-fn numpy(port: &str, n: usize) -> Option<f64> {
-    let python = std::env::var("STAGECHECK_NUMPY_PYTHON").ok()?;
-    let out = std::process::Command::new(python).arg("-c").arg(port).arg(n.to_string()).output().ok()?;
+/// Seconds per call of a port, as it times itself, under the CPython that
+/// the environment variable `python` names.
+fn port_time(python: &str, port: &str, n: usize) -> Option<f64> {
+    let python = std::env::var(python).ok()?;
+    // From a file: AutoGraph reads the source of the functions it converts.
+    let file = std::env::temp_dir().join(format!("stagecheck-port-{}.py", std::process::id()));
+    std::fs::write(&file, port).ok()?;
+    let out = std::process::Command::new(python).arg(&file).arg(n.to_string()).output();
+    let _ = std::fs::remove_file(&file);
+    let out = out.ok()?;
     if !out.status.success() {
-        eprintln!("numpy port failed: {}", String::from_utf8_lossy(&out.stderr));
+        eprintln!("port failed: {}", String::from_utf8_lossy(&out.stderr));
         return None;
     }
     String::from_utf8_lossy(&out.stdout).split_whitespace().next()?.parse().ok()
@@ -180,28 +198,38 @@ fn main() {
         return counted(calls, config);
     }
     let mut worker = Worker::new(config);
-    println!("{:<8} {:>12} {:>12} {:>12} {:>9} {:>9}", "workload", "eager RP", "staged", "numpy", "vs eager", "vs numpy");
+    println!(
+        "{:<12} {:>10} {:>10} {:>10} {:>11} {:>9} {:>9} {:>9}",
+        "workload", "eager RP", "staged", "numpy", "tf.function", "vs eager", "vs numpy", "vs tf"
+    );
     for (name, program, port, n) in workloads().filter(|w| picked(w.0)) {
         let (eager, eager_out) = per_call(&mut worker, &program, n, Mode::Original);
         let (staged, staged_out) = per_call(&mut worker, &program, n, Mode::Staged);
         assert_eq!(eager_out, staged_out, "{name}: staged and eager results differ");
-        let np = numpy(&port, 50);
+        let np = port_time("STAGECHECK_NUMPY_PYTHON", &port, 50);
+        let tf = TF_PORTS.iter().find(|p| p.0 == name).and_then(|p| port_time("STAGECHECK_TF_PYTHON", &resized(name, p.1), 50));
         let ms = |s: f64| format!("{:.3} ms", s * 1e3);
+        let or_na = |t: Option<f64>, f: &dyn Fn(f64) -> String| t.map_or("n/a".into(), f);
         println!(
-            "{:<8} {:>12} {:>12} {:>12} {:>8.1}x {:>9}",
+            "{:<12} {:>10} {:>10} {:>10} {:>11} {:>8.1}x {:>9} {:>9}",
             name,
             ms(eager),
             ms(staged),
-            np.map_or("n/a".into(), ms),
+            or_na(np, &ms),
+            or_na(tf, &ms),
             eager / staged,
-            np.map_or("n/a".into(), |t| format!("{:.1}x", t / staged)),
+            or_na(np, &|t| format!("{:.1}x", t / staged)),
+            or_na(tf, &|t| format!("{:.1}x", t / staged)),
         );
         if let Some((_, flops)) = FLOPS.iter().find(|f| f.0 == name) {
             let gflops = |s: f64| format!("{:.1}", flops / s / 1e9);
-            println!("{:<8} GFLOP/s: staged {}, numpy {}", "", gflops(staged), np.map_or("n/a".into(), gflops));
+            println!("{:<12} GFLOP/s: staged {}, numpy {}, tf.function {}", "", gflops(staged), or_na(np, &gflops), or_na(tf, &gflops));
         }
     }
     if std::env::var("STAGECHECK_NUMPY_PYTHON").is_err() {
         println!("(numpy: STAGECHECK_NUMPY_PYTHON is not set; scripts/bench-staging provides it)");
+    }
+    if std::env::var("STAGECHECK_TF_PYTHON").is_err() {
+        println!("(tf.function: STAGECHECK_TF_PYTHON is not set; scripts/bench-staging provides it once scripts/target-venv has made the TF venv)");
     }
 }
