@@ -167,31 +167,59 @@ impl Gpu {
 
     /// The first `words` words of `buffer`, waiting for the queue.
     pub(crate) fn read(&self, buffer: &wgpu::Buffer, words: usize) -> Result<Vec<u32>, OpError> {
-        if words == 0 {
-            return Ok(Vec::new());
-        }
-        let size = (words * 4) as u64;
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        Ok(self.read_many(&[(buffer, words)])?.pop().expect("one read"))
+    }
+
+    /// The first words of each buffer, copied in one submission and waited
+    /// for once: every wait is a round trip to the driver's queue thread
+    /// (lavapipe's: tens of microseconds on a busy 2-core machine), and a
+    /// shadowed op reads its inputs and its output.
+    pub(crate) fn read_many(&self, reads: &[(&wgpu::Buffer, usize)]) -> Result<Vec<Vec<u32>>, OpError> {
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        let staged: Vec<Option<wgpu::Buffer>> = reads
+            .iter()
+            .map(|&(buffer, words)| {
+                (words > 0).then(|| {
+                    let size = (words * 4) as u64;
+                    let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: None,
+                        size,
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    });
+                    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+                    staging
+                })
+            })
+            .collect();
+        if staged.iter().all(Option::is_none) {
+            return Ok(vec![Vec::new(); reads.len()]);
+        }
         self.queue.submit([encoder.finish()]);
         let (tx, rx) = std::sync::mpsc::channel();
-        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
+        for staging in staged.iter().flatten() {
+            let tx = tx.clone();
+            staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send(r);
+            });
+        }
+        drop(tx);
         self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(internal)?;
-        rx.recv().map_err(internal)?.map_err(internal)?;
-        let words = {
-            let view = staging.slice(..).get_mapped_range().map_err(internal)?;
-            bytemuck::cast_slice::<u8, u32>(&view).to_vec()
-        };
-        staging.unmap();
-        Ok(words)
+        for mapped in rx.iter() {
+            mapped.map_err(internal)?;
+        }
+        staged
+            .into_iter()
+            .map(|staging| {
+                let Some(staging) = staging else { return Ok(Vec::new()) };
+                let words = {
+                    let view = staging.slice(..).get_mapped_range().map_err(internal)?;
+                    bytemuck::cast_slice::<u8, u32>(&view).to_vec()
+                };
+                staging.unmap();
+                Ok(words)
+            })
+            .collect()
     }
 }
 

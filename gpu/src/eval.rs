@@ -71,7 +71,7 @@ impl Gpu {
 
     /// Explicit CPU placement: download, `graph::eval`, upload.
     fn on_cpu(&self, op: &Op, inputs: &[&GpuTensor]) -> Result<GpuTensor, OpError> {
-        let host: Vec<Tensor> = inputs.iter().map(|t| self.download(t)).collect::<Result<_, _>>()?;
+        let host: Vec<Tensor> = self.download_many(inputs)?;
         let refs: Vec<&Tensor> = host.iter().collect();
         self.upload(&graph::eval(op, &refs)?)
     }

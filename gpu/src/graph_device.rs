@@ -18,6 +18,11 @@
 //! per dtype and shapes in one graph call: every shadow costs downloads,
 //! and a staged loop of a thousand iterations would otherwise run out of
 //! its time limit on lavapipe; a kernel slip shows on the first ones.
+//! The checks wait until the executor next downloads (a predicate, the
+//! results) or asks for the mismatches: then every tensor they read is
+//! downloaded in one submission with the one asked for. Each wait is a
+//! round trip to the driver's queue thread, and a check per op made them the
+//! staged GPU run's cost on lavapipe.
 
 use crate::tolerance::{check_op, tolerance_for, Tolerance};
 use crate::{Gpu, GpuTensor};
@@ -62,11 +67,13 @@ pub struct GpuDevice<'g> {
     /// The first shadowed op accepted only because the GPU flushed
     /// subnormals, and how ([`check_op`]'s note).
     flushed: RefCell<Option<String>>,
+    /// Shadow checks not made yet: the op, its inputs, its output.
+    pending: RefCell<Vec<(Op, Vec<GpuTensor>, GpuTensor)>>,
 }
 
 impl<'g> GpuDevice<'g> {
     pub fn new(gpu: &'g Gpu) -> GpuDevice<'g> {
-        GpuDevice { gpu, shadow: true, mismatches: RefCell::default(), shadowed: RefCell::default(), constants: RefCell::default(), loosest: Cell::new(Tolerance::EXACT), flushed: RefCell::default() }
+        GpuDevice { gpu, shadow: true, mismatches: RefCell::default(), shadowed: RefCell::default(), constants: RefCell::default(), loosest: Cell::new(Tolerance::EXACT), flushed: RefCell::default(), pending: RefCell::default() }
     }
 
     /// Turns shadowing on or off (on by default).
@@ -75,49 +82,91 @@ impl<'g> GpuDevice<'g> {
         self
     }
 
-    /// The nodes whose outputs were beyond their ops' tolerances.
+    /// The nodes whose outputs were beyond their ops' tolerances (the
+    /// checks still pending made first; one that cannot download is a
+    /// mismatch of its own).
     pub fn mismatches(&self) -> Vec<Mismatch> {
+        if let Err(e) = self.check_pending(None) {
+            let detail = format!("the shadow checks could not download their tensors: {}", e.message);
+            self.mismatches.borrow_mut().push(Mismatch { op: "download", dtype: DType::Float32, inputs: Vec::new(), detail });
+        }
         self.mismatches.borrow().clone()
     }
 
-    /// Runs `op`'s CPU kernel on the inputs the GPU op read and compares.
-    fn shadow_check(&self, op: &Op, inputs: &[&GpuTensor], out: &GpuTensor) -> Result<(), OpError> {
+    /// Queues `op`'s check, if it is among the first of its signature.
+    fn shadow(&self, op: &Op, inputs: &[&GpuTensor], out: &GpuTensor) {
         if self.mismatches.borrow().len() >= MISMATCHES_KEPT {
-            return Ok(());
+            return;
         }
         let key = (op.name(), inputs.iter().map(|t| (t.dtype(), t.shape().to_vec())).collect());
         let mut shadowed = self.shadowed.borrow_mut();
         let count = shadowed.entry(key).or_insert(0);
         if *count >= SHADOWED_PER_SIGNATURE {
-            return Ok(());
+            return;
         }
         *count += 1;
-        drop(shadowed);
-        let host: Vec<Tensor> = inputs.iter().map(|t| self.gpu.download(t)).collect::<Result<_, _>>()?;
-        let refs: Vec<&Tensor> = host.iter().collect();
-        let gpu = self.gpu.download(out)?;
-        let detail = match graph::eval(op, &refs) {
-            Ok(cpu) => match check_op(op, &refs, &gpu, &cpu) {
-                Ok(None) => return Ok(()),
+        self.pending.borrow_mut().push((op.clone(), inputs.iter().map(|t| (*t).clone()).collect(), out.clone()));
+    }
+
+    /// Downloads what the pending checks read, and `also` (returned), in one
+    /// submission; then makes the checks, in the order the ops ran.
+    fn check_pending(&self, also: Option<&GpuTensor>) -> Result<Option<Tensor>, OpError> {
+        let pending = std::mem::take(&mut *self.pending.borrow_mut());
+        // Each buffer once: an op's output is often the next one's input.
+        let mut wanted: Vec<&GpuTensor> = Vec::new();
+        fn slot<'t>(t: &'t GpuTensor, wanted: &mut Vec<&'t GpuTensor>) -> usize {
+            let same = |w: &&GpuTensor| std::sync::Arc::ptr_eq(&w.buffer, &t.buffer) && w.dtype() == t.dtype() && w.shape() == t.shape();
+            wanted.iter().position(same).unwrap_or_else(|| {
+                wanted.push(t);
+                wanted.len() - 1
+            })
+        }
+        let mut slots = Vec::with_capacity(pending.len());
+        for (_, inputs, out) in &pending {
+            let ins: Vec<usize> = inputs.iter().map(|t| slot(t, &mut wanted)).collect();
+            slots.push((ins, slot(out, &mut wanted)));
+        }
+        let asked = also.map(|t| slot(t, &mut wanted));
+        if wanted.is_empty() {
+            return Ok(None);
+        }
+        let host = self.gpu.download_many(&wanted)?;
+        for ((op, _, _), (ins, out)) in pending.iter().zip(slots) {
+            let refs: Vec<&Tensor> = ins.iter().map(|&i| &host[i]).collect();
+            self.compare(op, &refs, &host[out]);
+        }
+        Ok(asked.map(|at| host[at].clone()))
+    }
+
+    /// Runs `op`'s CPU kernel on the inputs the GPU op read and compares
+    /// with what the GPU gave.
+    fn compare(&self, op: &Op, refs: &[&Tensor], gpu: &Tensor) {
+        if self.mismatches.borrow().len() >= MISMATCHES_KEPT {
+            return;
+        }
+        let detail = match graph::eval(op, refs) {
+            Ok(cpu) => match check_op(op, refs, gpu, &cpu) {
+                Ok(None) => return,
                 Ok(Some(note)) => {
                     let mut flushed = self.flushed.borrow_mut();
                     if flushed.is_none() {
                         *flushed = Some(format!("{} -> {}: {note}", op.name(), gpu.dtype()));
                     }
-                    return Ok(());
+                    return;
                 }
                 Err(detail) => detail,
             },
             Err(e) => format!("the CPU kernel raised {} where the GPU gave a result", e.message),
         };
-        let inputs = host.iter().map(|t| (t.dtype(), t.shape().to_vec())).collect();
+        let inputs = refs.iter().map(|t| (t.dtype(), t.shape().to_vec())).collect();
         self.mismatches.borrow_mut().push(Mismatch { op: op.name(), dtype: gpu.dtype(), inputs, detail });
-        Ok(())
     }
 
     /// The first op whose result was accepted only because the GPU flushed
     /// subnormals (WGSL allows it; lavapipe never does), if any.
     pub fn flushed(&self) -> Option<String> {
+        // The pending checks first (they may note one).
+        let _ = self.mismatches();
         self.flushed.borrow().clone()
     }
 
@@ -137,7 +186,7 @@ impl Device for GpuDevice<'_> {
             let sigs: Vec<(DType, &[usize])> = inputs.iter().map(|t| (t.dtype(), t.shape())).collect();
             self.loosest.set(self.loosest.get().loosest(tolerance_for(op, &sigs)));
             if self.shadow {
-                self.shadow_check(op, inputs, &out)?;
+                self.shadow(op, inputs, &out);
             }
         }
         Ok(out)
@@ -154,6 +203,6 @@ impl Device for GpuDevice<'_> {
     }
 
     fn download(&self, v: &GpuTensor) -> Result<Tensor, OpError> {
-        self.gpu.download(v)
+        Ok(self.check_pending(Some(v))?.expect("the tensor asked for"))
     }
 }

@@ -89,7 +89,13 @@ impl Gpu {
 
     /// Copies `t` back to the host (waits for the kernels that write it).
     pub fn download(&self, t: &GpuTensor) -> Result<Tensor, OpError> {
-        let words = self.read(&t.buffer, t.len() * width(t.dtype))?;
-        tensor_of(&words, t.dtype, &t.shape).map_err(internal)
+        Ok(self.download_many(&[t])?.pop().expect("one tensor"))
+    }
+
+    /// Copies each of `ts` back to the host, waiting once for all.
+    pub fn download_many(&self, ts: &[&GpuTensor]) -> Result<Vec<Tensor>, OpError> {
+        let reads: Vec<(&wgpu::Buffer, usize)> = ts.iter().map(|t| (&*t.buffer, t.len() * width(t.dtype))).collect();
+        let words = self.read_many(&reads)?;
+        ts.iter().zip(words).map(|(t, w)| tensor_of(&w, t.dtype, &t.shape).map_err(internal)).collect()
     }
 }
