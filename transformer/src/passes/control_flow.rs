@@ -37,6 +37,9 @@ use ruff_text_size::{Ranged, TextRange};
 /// The base of a state getter's name: only a staged implementation calls
 /// one (pass 13 leaves its thunk in it for that reason).
 pub const GET_STATE: &str = "get_state";
+/// The runtime's state function of a statement that modifies no variable
+/// (`stagecheck/ag/control_flow.py`).
+pub const NO_STATE: &str = "no_state";
 
 pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) {
     let mut live_out: Names = cx.scope.globals.union(&cx.scope.nonlocals).cloned().collect();
@@ -113,8 +116,15 @@ fn thunk_def(name: &str, params: &[String], body: Vec<Stmt>, bound: Option<Names
     ast_build::function_def(name, params, decls, origin)
 }
 
-/// `get_state` and `set_state` of `names` (in order), and the symbol-names tuple.
-fn state_functions(names: &[String], origin: TextRange, cx: &mut FunctionContext) -> (Vec<Stmt>, String, String) {
+/// `get_state` and `set_state` of `names` (in order): their definitions
+/// and the two expressions the operator's call passes. A statement that
+/// modifies no variable passes the runtime's `no_state` for both: two
+/// empty closures were made at every call of the enclosing function, and
+/// compiled, for each such `if` or loop (a third of a generated program's).
+fn state_functions(names: &[String], origin: TextRange, cx: &mut FunctionContext) -> (Vec<Stmt>, Expr, Expr) {
+    if names.is_empty() {
+        return (Vec::new(), cx.op(NO_STATE), cx.op(NO_STATE));
+    }
     let get = cx.namer.new_name(GET_STATE);
     let set = cx.namer.new_name("set_state");
     let vars = cx.namer.new_name("vars_");
@@ -122,32 +132,24 @@ fn state_functions(names: &[String], origin: TextRange, cx: &mut FunctionContext
     // One thunk for the whole state (`ldu_all`): a thunk per name made two
     // thirds of a converted program's functions, each compiled and, at every
     // statement, created and called.
-    let state = if names.is_empty() {
-        ast_build::tuple(vec![])
-    } else {
-        let reads = ast_build::tuple(names.iter().map(|n| ast_build::name(n)).collect());
-        ast_build::call(cx.op("ldu_all"), vec![thunk(reads), symbol_names(&names)])
-    };
+    let reads = ast_build::tuple(names.iter().map(|n| ast_build::name(n)).collect());
+    let state = ast_build::call(cx.op("ldu_all"), vec![thunk(reads), symbol_names(&names)]);
     let get_body = vec![ast_build::return_stmt(state, origin)];
-    let set_body = if names.is_empty() {
-        vec![]
-    } else {
-        let mut target = ast_build::tuple(names.iter().map(|n| ast_build::name(n)).collect());
-        if let Expr::Tuple(t) = &mut target {
-            t.ctx = ast::ExprContext::Store;
-            for e in &mut t.elts {
-                if let Expr::Name(n) = e {
-                    n.ctx = ast::ExprContext::Store;
-                }
+    let mut target = ast_build::tuple(names.iter().map(|n| ast_build::name(n)).collect());
+    if let Expr::Tuple(t) = &mut target {
+        t.ctx = ast::ExprContext::Store;
+        for e in &mut t.elts {
+            if let Expr::Name(n) = e {
+                n.ctx = ast::ExprContext::Store;
             }
         }
-        vec![ast_build::assign(target, ast_build::name(&vars), origin)]
-    };
+    }
+    let set_body = vec![ast_build::assign(target, ast_build::name(&vars), origin)];
     let defs = vec![
         thunk_def(&get, &[], get_body, None, origin, cx),
         thunk_def(&set, &[vars], set_body, None, origin, cx),
     ];
-    (defs, get, set)
+    (defs, ast_build::name(&get), ast_build::name(&set))
 }
 
 fn symbol_names(names: &[String]) -> Expr {
@@ -215,8 +217,8 @@ fn if_stmt(mut s: ast::StmtIf, live_out: Names, branches: Vec<Vec<Live>>, cx: &m
         *s.test,
         ast_build::name(&if_body),
         else_body,
-        ast_build::name(&get),
-        ast_build::name(&set),
+        get,
+        set,
         symbol_names(&names),
         ast_build::int(state.len()),
     ]);
@@ -283,8 +285,8 @@ fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut Fun
     let call = ast_build::call(cx.op("while_stmt"), vec![
         ast_build::name(&loop_test),
         ast_build::name(&loop_body),
-        ast_build::name(&get),
-        ast_build::name(&set),
+        get,
+        set,
         symbol_names(&names),
         ast_build::expr("{}", vec![]),
     ]);
@@ -323,8 +325,8 @@ fn for_stmt(mut s: ast::StmtFor, uses: Names, live_out: &Names, cx: &mut Functio
         ("ITER", Sub::Expr(*s.iter)),
         ("EXTRA", Sub::Expr(extra)),
         ("BODY", Sub::Name(loop_body)),
-        ("GET", Sub::Name(get)),
-        ("SET", Sub::Name(set)),
+        ("GET", Sub::Expr(get)),
+        ("SET", Sub::Expr(set)),
         ("NAMES", Sub::Expr(symbol_names(&names))),
         ("ITERATE", Sub::Expr(string(&iterate_names))),
     ]));

@@ -10,14 +10,14 @@ converter (transformer/src/passes/) and these modules mirror each other:
 | asserts                | assert_stmt                                   |
 | call_trees             | converted_call                                |
 | conditional_expressions| if_exp                                        |
-| control_flow           | if_stmt, while_stmt, for_stmt                 |
+| control_flow           | if_stmt, while_stmt, for_stmt, no_state       |
 | logical_expressions    | and_, or_, not_, compare                      |
 | slices                 | get_item, set_item                            |
 | variables              | ld, ldu_all, Undefined                        |
 """
 
 from stagecheck.ag.variables import ld, ldu_all, Undefined
-from stagecheck.ag.control_flow import if_stmt, while_stmt, for_stmt
+from stagecheck.ag.control_flow import if_stmt, while_stmt, for_stmt, no_state
 from stagecheck.ag.conditional_expressions import if_exp
 from stagecheck.ag.logical import and_, or_, not_, compare
 from stagecheck.ag.exceptions import assert_stmt

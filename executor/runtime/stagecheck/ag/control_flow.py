@@ -18,7 +18,14 @@ The bodies arrive as functions nested in the converted function; they reach
 its variables through `nonlocal`/`global`, so running them here is running
 the original statements. `get_state`/`set_state` and `symbol_names` describe
 the variables the statement modifies; only staged implementations use them
-(a staged condition or iterable goes to `dispatch.impl(name)`).
+(a staged condition or iterable goes to `dispatch.impl(name)`). A statement
+that modifies none passes `no_state` for both.
 """
 
 from _stagecheck_ag import if_stmt, while_stmt, for_stmt
+
+
+def no_state(*vars_):
+    """`get_state` and `set_state` of a statement that modifies no variable:
+    no state to read (an empty tuple), none to write."""
+    return ()
