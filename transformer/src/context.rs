@@ -6,6 +6,28 @@ use ruff_python_ast::Expr;
 use ruff_text_size::TextRange;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+/// Every name of the runtime module (`stagecheck.ag`, executor/runtime/)
+/// that converted code reads as `ag__.<name>`: [`FunctionContext::op`]
+/// emits no other, and tests/operators.rs finds each in the runtime.
+pub const OPERATORS: &[&str] = &[
+    "and_",
+    "or_",
+    "not_",
+    "compare",
+    "assert_stmt",
+    "converted_call",
+    "if_exp",
+    "if_stmt",
+    "while_stmt",
+    "for_stmt",
+    "no_state",
+    "get_item",
+    "set_item",
+    "ld",
+    "ldu_all",
+    "Undefined",
+];
+
 pub struct FunctionContext<'n> {
     pub namer: &'n mut Namer,
     /// The name the runtime operators are bound to in the module (`ag__`).
@@ -36,6 +58,7 @@ pub struct FunctionContext<'n> {
 impl FunctionContext<'_> {
     /// `ag__.<op>`.
     pub fn op(&self, name: &str) -> Expr {
+        assert!(OPERATORS.contains(&name), "ag__.{name} is not in context::OPERATORS");
         crate::ast_build::attribute(crate::ast_build::name(&self.ag), name)
     }
 
