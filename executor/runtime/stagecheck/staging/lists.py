@@ -172,26 +172,36 @@ class _Scope:
     def __init__(self, kind, fns):
         self.kind = kind
         self.collector = _Guards.stack[-1] if _Guards.stack else None
-        self.cells = []           # (name, cell)
+        self.cells = cells = []   # (name, cell)
+        # Cells holding a Python list held by nothing else (counted when
+        # nothing here holds it: `_fresh_cell_refs` counts the same way).
+        self.single = single = set()
+        self.lists = lists = []
+        one = _one_cell_refs()
         seen = set()
+        # One pass over the cells, each read once: a trace makes a scope
+        # for every staged if and loop, over every cell of its bodies.
         for f in fns:
-            if f is None:
+            if f is None or not f.__closure__:
                 continue
-            for name, cell in zip(f.__code__.co_freevars, f.__closure__ or ()):
-                if id(cell) not in seen:
-                    seen.add(id(cell))
-                    self.cells.append((name, cell))
-        # Cells holding a Python list held by nothing else (counted before
-        # anything here holds it: `_fresh_cell_refs` counts the same way).
-        self.single = set()
-        for _, cell in self.cells:
-            if type(_contents(cell)) is list and _refs(cell) == _one_cell_refs():
-                self.single.add(id(cell))
-        self.lists = []
-        for _, cell in self.cells:
-            v = _contents(cell)
-            if type(v) is StagedList and v._sig is not None and v not in self.lists:
-                self.lists.append(v)
+            for name, cell in zip(f.__code__.co_freevars, f.__closure__):
+                k = id(cell)
+                if k in seen:
+                    continue
+                seen.add(k)
+                cells.append((name, cell))
+                try:
+                    v = cell.cell_contents
+                except ValueError:
+                    continue
+                t = type(v)
+                if t is list:
+                    v = None
+                    if _refs(cell) == one:
+                        single.add(k)
+                elif t is StagedList and v._sig is not None and v not in lists:
+                    lists.append(v)
+                v = None
 
     @classmethod
     def _of_trace(cls):
