@@ -214,6 +214,9 @@ def _handle(x, dtype_name):
 
 
 def _binary(op, a, b):
+    # Two tensors, the common case: what the general path below gives them.
+    if type(a) is Tensor and type(b) is Tensor:
+        return Tensor(_apply(op, None, [a._h, b._h]))
     if isinstance(a, Variable):
         a = a.read_value()
     if isinstance(b, Variable):
