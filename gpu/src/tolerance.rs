@@ -496,10 +496,6 @@ mod tests {
         out
     }
 
-    fn fused(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
-        dots(a, b, (m, k, n), true)
-    }
-
     #[test]
     fn matmul_within_its_dot_product_bound_and_not_beyond() {
         let (m, k, n) = (3, 16, 5);
@@ -511,7 +507,7 @@ mod tests {
         let c: Vec<f32> = c.iter().copied().collect();
         // The CPU fuses its multiply-adds; the GPU's unfused sums (what
         // lavapipe computes; the H200 fused them) differ here, and are accepted.
-        assert_eq!(fused(&a, &b, m, k, n), c, "the CPU kernel fuses");
+        assert_eq!(dots(&a, &b, (m, k, n), true), c, "the CPU kernel fuses");
         let unfused = dots(&a, &b, (m, k, n), false);
         assert_ne!(unfused, c, "the data should tell fused from unfused");
         check(&Op::MatMul, &inputs, &f32s(&unfused, &[m, n])).unwrap();
@@ -541,7 +537,7 @@ mod tests {
         // -MAX + MAX·2: rounded, the product overflows and the sum is +inf;
         // fused, the sum is MAX.
         let inputs = [f32s(&[f32::MAX, f32::MAX], &[1, 2]), f32s(&[-1.0, 2.0], &[2, 1])];
-        assert_eq!(fused(&[f32::MAX, f32::MAX], &[-1.0, 2.0], 1, 2, 1), vec![f32::MAX]);
+        assert_eq!(dots(&[f32::MAX, f32::MAX], &[-1.0, 2.0], (1, 2, 1), true), vec![f32::MAX]);
         check(&Op::MatMul, &inputs, &f32s(&[f32::MAX], &[1, 1])).unwrap();
         check(&Op::MatMul, &inputs, &f32s(&[f32::INFINITY], &[1, 1])).unwrap();
         // Far from overflow, an infinity is wrong.

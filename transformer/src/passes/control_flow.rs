@@ -37,9 +37,6 @@ use ruff_text_size::{Ranged, TextRange};
 /// The base of a state getter's name: only a staged implementation calls
 /// one (pass 13 leaves its thunk in it for that reason).
 pub const GET_STATE: &str = "get_state";
-/// The runtime's state function of a statement that modifies no variable
-/// (`stagecheck/ag/control_flow.py`).
-pub const NO_STATE: &str = "no_state";
 
 pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) {
     let mut live_out: Names = cx.scope.globals.union(&cx.scope.nonlocals).cloned().collect();
@@ -123,7 +120,7 @@ fn thunk_def(name: &str, params: &[String], body: Vec<Stmt>, bound: Option<Names
 /// compiled, for each such `if` or loop (a third of a generated program's).
 fn state_functions(names: &[String], origin: TextRange, cx: &mut FunctionContext) -> (Vec<Stmt>, Expr, Expr) {
     if names.is_empty() {
-        return (Vec::new(), cx.op(NO_STATE), cx.op(NO_STATE));
+        return (Vec::new(), cx.op("no_state"), cx.op("no_state"));
     }
     let get = cx.namer.new_name(GET_STATE);
     let set = cx.namer.new_name("set_state");

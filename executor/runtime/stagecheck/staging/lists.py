@@ -201,7 +201,6 @@ class _Scope:
                         single.add(k)
                 elif t is StagedList and v._sig is not None and v not in lists:
                     lists.append(v)
-                v = None
 
     @classmethod
     def _of_trace(cls):
