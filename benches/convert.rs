@@ -7,6 +7,7 @@
 //!
 //!     cargo bench --bench convert
 //!     cargo bench --bench convert -- convert-only   # conversions alone, for perf
+//!     cargo bench --bench convert -- generated [N]  # the fuzz bench's first N programs (200)
 
 use stagecheck_transformer::{convert, convert_verified, namer::Namer, passes, unparse};
 // The tool's allocator (mimalloc under the per-run budget), as in `stagecheck`.
@@ -82,6 +83,10 @@ fn main() {
         }
         return;
     }
+    if let Some(i) = args.iter().position(|a| a == "generated") {
+        let n = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(200);
+        return generated(n);
+    }
     // Warm up, and check the program converts.
     let converted = convert(PROGRAM, "bench.py").expect("the bench program converts");
     assert!(converted.source.contains("ag__.for_stmt"), "{}", converted.source);
@@ -135,4 +140,45 @@ fn main() {
     }
     // The rest: what `convert` does besides (line index, runtime import).
     println!("  {:<11} {:7.1} us  (rest of convert: {:.1} us)", "sum", sum, per_convert * 1e6 - sum);
+}
+
+/// The fuzz bench's first `n` programs (both families, as `benches/fuzz.rs`
+/// makes them), each converted, and the same split: what a fuzz check's
+/// convert stage costs, per program and per line.
+fn generated(n: u64) {
+    use stagecheck::fuzz::case::Case;
+    use stagecheck_generator::Family;
+    let programs: Vec<String> = (0..n)
+        .map(|i| Case::from_seed(11, i, if i % 2 == 0 { Family::Plain } else { Family::Tensor }).program.source)
+        .collect();
+    let lines: usize = programs.iter().map(|p| p.lines().count()).sum();
+    let all = |f: &dyn Fn(&str)| {
+        let (runs, secs) = time(|| programs.iter().for_each(|p| f(p)));
+        secs * 1e6 / (runs * n) as f64
+    };
+    let converts = all(&|p| drop(black_box(convert(p, "bench.py"))));
+    println!(
+        "convert/generated: {n} programs ({:.0} lines on average): {converts:.1} us/program, {:.2} us/line",
+        lines as f64 / n as f64,
+        converts * n as f64 / lines as f64
+    );
+    if std::env::args().any(|a| a == "convert-only") {
+        return;
+    }
+    let parse = |p: &str| ruff_python_parser::parse_module(p).unwrap().into_suite();
+    let converted = |p: &str| {
+        let mut body = parse(p);
+        let mut namer = Namer::new(&body);
+        let ag = namer.new_name("ag__");
+        passes::convert_scope_body(&mut body, false, &mut namer, &ag).unwrap();
+        body
+    };
+    let bodies: Vec<_> = programs.iter().map(|p| converted(p)).collect();
+    let parse_us = all(&|p| drop(black_box(parse(p))));
+    let passes_us = all(&|p| drop(black_box(converted(p)))) - parse_us;
+    let (runs, secs) = time(|| bodies.iter().for_each(|b| drop(black_box(unparse::unparse(b)))));
+    let unparse_us = secs * 1e6 / (runs * n) as f64;
+    for (name, t) in [("parse", parse_us), ("passes", passes_us), ("unparse", unparse_us)] {
+        println!("  {name:<11} {t:7.1} us  ({:4.1}% of convert)", 100.0 * t / converts);
+    }
 }

@@ -39,11 +39,17 @@ impl Activity {
     /// `nonlocals`): the bodies of nested functions, classes and lambdas,
     /// which bind nothing here, are not walked.
     pub fn bound_by(stmts: &[Stmt]) -> Names {
+        Activity::bindings_of(stmts).bound
+    }
+
+    /// [`Activity::bound_by`] with what `stmts` declare `global` and
+    /// `nonlocal`: the rest is empty.
+    pub fn bindings_of(stmts: &[Stmt]) -> Activity {
         let mut v = Walker { bound_only: true, ..Walker::default() };
         for s in stmts {
             v.visit_stmt(s);
         }
-        v.a.bound
+        v.a
     }
 
     pub fn of_expr(expr: &Expr) -> Activity {

@@ -16,8 +16,11 @@
 
 use super::activity::{comprehension_parts, own_bindings, pattern_capture};
 use super::Names;
+use ruff_python_ast::name::Name;
 use ruff_python_ast::visitor::{walk_expr, walk_pattern, walk_stmt, Visitor};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
+use rustc_hash::FxHashMap as HashMap;
+use std::cell::RefCell;
 
 /// The free names of a function with `params` and `body`.
 pub fn of_function<'a>(params: Option<&ast::Parameters>, body: impl IntoIterator<Item = &'a Stmt>) -> Names {
@@ -32,9 +35,32 @@ pub struct FunctionNames {
     pub globals: Names,
 }
 
+/// The free names of `def`s, by name, that a caller has recorded as final:
+/// a walk meeting such a `def` takes them instead of walking its body. Only
+/// for names defined once whose bodies no longer change (hoisting's
+/// generated functions, met again at every level they are hoisted through:
+/// walking them each time made hoisting quadratic in the nesting depth).
+#[derive(Default)]
+pub struct Known(RefCell<HashMap<Name, Names>>);
+
+impl Known {
+    pub fn record(&self, name: &Name, free: Names) {
+        self.0.borrow_mut().insert(name.clone(), free);
+    }
+
+    fn get(&self, name: &Name) -> Option<Names> {
+        self.0.borrow().get(name).cloned()
+    }
+}
+
 /// [`FunctionNames`] of a function with `params` and `body`, in one walk.
 pub fn names_of<'a>(params: Option<&ast::Parameters>, body: impl IntoIterator<Item = &'a Stmt>) -> FunctionNames {
-    let mut s = ScopeWalk::default();
+    names_known(params, body, None)
+}
+
+/// [`names_of`], taking the `def`s `known` holds from it.
+pub fn names_known<'a>(params: Option<&ast::Parameters>, body: impl IntoIterator<Item = &'a Stmt>, known: Option<&Known>) -> FunctionNames {
+    let mut s = ScopeWalk { known, ..ScopeWalk::default() };
     if let Some(p) = params {
         for p in p.iter() {
             s.bound.insert(p.name().id.clone());
@@ -54,6 +80,12 @@ pub fn of_def(f: &ast::StmtFunctionDef) -> Names {
     of_function(Some(&f.parameters), &f.body)
 }
 
+/// [`of_def`], from `known` if it holds `f`, else walking `f` (its nested
+/// `def`s from `known`).
+pub fn of_def_known(f: &ast::StmtFunctionDef, known: &Known) -> Names {
+    known.get(&f.name.id).unwrap_or_else(|| names_known(Some(&f.parameters), &f.body, Some(known)).free)
+}
+
 /// The free names of a lambda (not its defaults).
 pub fn of_lambda(l: &ast::ExprLambda) -> Names {
     let mut s = ScopeWalk::default();
@@ -71,7 +103,8 @@ pub fn of_lambda(l: &ast::ExprLambda) -> Names {
 /// One scope being walked: what it binds, reads and declares, and what its
 /// nested scopes leave unresolved.
 #[derive(Default)]
-struct ScopeWalk {
+struct ScopeWalk<'k> {
+    known: Option<&'k Known>,
     bound: Names,
     used: Names,
     globals: Names,
@@ -84,7 +117,7 @@ struct ScopeWalk {
     escaping: Names,
 }
 
-impl ScopeWalk {
+impl<'k> ScopeWalk<'k> {
     /// The names this scope leaves unresolved.
     fn free(&self, class: bool) -> Names {
         let mut free = Names::new();
@@ -110,7 +143,7 @@ impl ScopeWalk {
     }
 
     /// A nested scope's unresolved names (and what it binds here).
-    fn child(&mut self, child: ScopeWalk, class: bool) {
+    fn child(&mut self, child: ScopeWalk<'k>, class: bool) {
         self.nested.extend_from(&child.free(class));
         for n in child.escaping.iter() {
             if self.comprehension {
@@ -121,7 +154,7 @@ impl ScopeWalk {
         }
     }
 
-    fn function(&mut self, params: Option<&ast::Parameters>, body: impl FnOnce(&mut ScopeWalk)) {
+    fn function(&mut self, params: Option<&ast::Parameters>, body: impl FnOnce(&mut ScopeWalk<'k>)) {
         if let Some(p) = params {
             for p in p.iter() {
                 if let Some(d) = p.default() {
@@ -132,7 +165,7 @@ impl ScopeWalk {
                 }
             }
         }
-        let mut inner = ScopeWalk::default();
+        let mut inner = ScopeWalk { known: self.known, ..ScopeWalk::default() };
         if let Some(p) = params {
             for p in p.iter() {
                 inner.bound.insert(p.name().id.clone());
@@ -148,7 +181,7 @@ impl ScopeWalk {
         if let Some(first) = generators.first() {
             self.visit_expr(&first.iter);
         }
-        let mut inner = ScopeWalk { comprehension: true, ..ScopeWalk::default() };
+        let mut inner = ScopeWalk { comprehension: true, known: self.known, ..ScopeWalk::default() };
         for (i, g) in generators.iter().enumerate() {
             if i > 0 {
                 inner.visit_expr(&g.iter);
@@ -165,7 +198,7 @@ impl ScopeWalk {
     }
 }
 
-impl<'a> Visitor<'a> for ScopeWalk {
+impl<'a> Visitor<'a> for ScopeWalk<'_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {
             Stmt::FunctionDef(f) => {
@@ -175,11 +208,15 @@ impl<'a> Visitor<'a> for ScopeWalk {
                 if let Some(r) = &f.returns {
                     self.visit_expr(r);
                 }
-                self.function(Some(&f.parameters), |inner| {
-                    for s in &f.body {
-                        inner.visit_stmt(s);
-                    }
-                });
+                match self.known.and_then(|k| k.get(&f.name.id)) {
+                    // As `function` would leave it: the parameters' parts here, the body's free names nested.
+                    Some(free) => self.function(Some(&f.parameters), |inner| inner.nested = free),
+                    None => self.function(Some(&f.parameters), |inner| {
+                        for s in &f.body {
+                            inner.visit_stmt(s);
+                        }
+                    }),
+                }
                 self.bind(f.name.as_str());
             }
             Stmt::ClassDef(c) => {
@@ -189,7 +226,7 @@ impl<'a> Visitor<'a> for ScopeWalk {
                 if let Some(args) = &c.arguments {
                     self.visit_arguments(args);
                 }
-                let mut inner = ScopeWalk::default();
+                let mut inner = ScopeWalk { known: self.known, ..ScopeWalk::default() };
                 for s in &c.body {
                     inner.visit_stmt(s);
                 }

@@ -60,11 +60,12 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use std::cell::RefCell;
 
 pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext) {
-    let mut function = Activity::of_stmts(body.iter()).bound;
+    // Bindings only: a walk into the nested (converted) functions' bodies cost a walk per level of nesting.
+    let mut function = Activity::bound_by(body);
     function.retain(|n| !cx.scope.globals.contains(n));
     function.extend_from(&cx.scope.params);
     function.extend_from(&cx.scope.nonlocals);
-    hoist_in(body, &mut Resolve { function, cx });
+    hoist_in(body, &mut Resolve { function, cx, known: free::Known::default() });
 }
 
 /// How the converted function resolves a name a generated function leaves free.
@@ -73,6 +74,8 @@ struct Resolve<'a, 'n> {
     /// declares nonlocal: its own or its enclosing functions' variables.
     function: Names,
     cx: &'a mut FunctionContext<'n>,
+    /// The free names of the generated functions already hoisted out of theirs.
+    known: free::Known,
 }
 
 enum Binding {
@@ -118,6 +121,10 @@ fn hoist_in(stmts: &mut Vec<Stmt>, r: &mut Resolve) {
                     kept.insert(1.min(kept.len()), (usize::MAX, Stmt::Nonlocal(nonlocal)));
                 }
                 d.body = kept.into_iter().map(|(_, s)| s).collect();
+                // Final now: hoisting further out moves it whole. A generated name is defined once.
+                if r.cx.namer.is_generated(d.name.as_str()) {
+                    r.known.record(&d.name.id, free::of_def_known(d, &r.known));
+                }
                 out.extend(moved.into_iter().map(|(_, s)| s));
             }
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
@@ -145,7 +152,7 @@ fn movable(body: &[Stmt], params: &ast::Parameters, r: &Resolve) -> (Vec<usize>,
         .iter()
         .enumerate()
         .filter_map(|(i, s)| match s {
-            Stmt::FunctionDef(d) if is_scaffolding(d, r.cx) => Some((i, free::of_def(d))),
+            Stmt::FunctionDef(d) if is_scaffolding(d, r.cx) => Some((i, free::of_def_known(d, &r.known))),
             Stmt::Assign(a) => named_thunk(a, r.cx).map(|l| (i, free::of_lambda(l))),
             _ => None,
         })
@@ -159,7 +166,11 @@ fn movable(body: &[Stmt], params: &ast::Parameters, r: &Resolve) -> (Vec<usize>,
         if leaving.is_empty() {
             return (Vec::new(), Names::new());
         }
-        let staying = free::names_of(Some(params), body.iter().enumerate().filter(|(i, _)| !leaving.iter().any(|(l, _)| l == i)).map(|(_, s)| s));
+        let staying = free::names_known(
+            Some(params),
+            body.iter().enumerate().filter(|(i, _)| !leaving.iter().any(|(l, _)| l == i)).map(|(_, s)| s),
+            Some(&r.known),
+        );
         let mut lost = Names::new();
         for (_, f) in &leaving {
             lost.extend_from(f);
@@ -227,7 +238,13 @@ fn is_thunk(l: &ast::ExprLambda) -> bool {
 /// Each is assigned to a fresh name just before the statement holding it.
 /// Nested scopes are not entered (their thunks may read their locals).
 fn name_thunks(body: &mut Vec<Stmt>, params: &ast::Parameters, r: &mut Resolve) {
-    let locals = free::names_of(Some(params), body.iter()).locals;
+    // As `free::names_of(..).locals`, without walking nested scopes (which bind nothing here).
+    let here = Activity::bindings_of(body);
+    let mut locals = here.bound;
+    for p in params.iter() {
+        locals.insert(p.name().id.clone());
+    }
+    locals.retain(|n| !here.globals.contains(n) && !here.nonlocals.contains(n));
     let mut out = Vec::with_capacity(body.len());
     for mut stmt in std::mem::take(body) {
         if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) && !is_named_thunk(&stmt, r.cx) {
