@@ -248,21 +248,19 @@ fn name_thunks(body: &mut Vec<Stmt>, params: &ast::Parameters, r: &mut Resolve) 
     let mut out = Vec::with_capacity(body.len());
     for mut stmt in std::mem::take(body) {
         if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) && !is_named_thunk(&stmt, r.cx) {
-            // Counted first, then named: the namer is borrowed mutably.
-            let count = {
+            // Taken with a placeholder name (no identifier is empty), then
+            // named: the namer is borrowed mutably, the walk reads it.
+            let taken = {
                 let eligible = |l: &ast::ExprLambda| may_leave(l, &locals, r);
-                let mut copy = stmt.clone();
-                let walk = Thunks { eligible: &eligible, cx: &*r.cx, names: None, taken: RefCell::new(Vec::new()) };
-                walk.visit_stmt(&mut copy);
-                walk.taken.into_inner().len()
-            };
-            if count > 0 {
-                let names: Vec<String> = (0..count).map(|_| r.cx.namer.new_name("thunk")).collect();
-                let eligible = |l: &ast::ExprLambda| may_leave(l, &locals, r);
-                let walk = Thunks { eligible: &eligible, cx: &*r.cx, names: Some(&names), taken: RefCell::new(Vec::new()) };
+                let walk = Thunks { eligible: &eligible, cx: &*r.cx, taken: RefCell::new(Vec::new()) };
                 walk.visit_stmt(&mut stmt);
+                walk.taken.into_inner()
+            };
+            if !taken.is_empty() {
+                let names: Vec<String> = taken.iter().map(|_| r.cx.namer.new_name("thunk")).collect();
+                Placeholders { names: &names, next: RefCell::new(0) }.visit_stmt(&mut stmt);
                 let origin = *ast_build::range_mut(&mut stmt);
-                for (name, lambda) in names.iter().zip(walk.taken.into_inner()) {
+                for (name, lambda) in names.iter().zip(taken) {
                     out.push(ast_build::assign(ast_build::target(name), lambda, origin));
                 }
             }
@@ -279,11 +277,10 @@ fn may_leave(l: &ast::ExprLambda, locals: &Names, r: &Resolve) -> bool {
 }
 
 /// Takes the eligible thunks of a statement, outside nested scopes, in
-/// order, putting `names` in their place (without names: only counts).
+/// order, putting a placeholder name (empty) in their place.
 struct Thunks<'a, 'n> {
     eligible: &'a dyn Fn(&ast::ExprLambda) -> bool,
     cx: &'a FunctionContext<'n>,
-    names: Option<&'a [String]>,
     taken: RefCell<Vec<Expr>>,
 }
 
@@ -298,14 +295,29 @@ impl Transformer for Thunks<'_, '_> {
     fn visit_expr(&self, expr: &mut Expr) {
         match expr {
             Expr::Lambda(l) if is_thunk(l) && (self.eligible)(l) => {
-                let k = self.taken.borrow().len();
-                let lambda = match self.names {
-                    Some(names) => std::mem::replace(expr, ast_build::name(&names[k])),
-                    None => ast_build::none(),
-                };
-                self.taken.borrow_mut().push(lambda);
+                self.taken.borrow_mut().push(std::mem::replace(expr, ast_build::name("")));
             }
             Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {}
+            _ => walk_expr(self, expr),
+        }
+    }
+}
+
+/// Names [`Thunks`]' placeholders, in the order it took the thunks (both
+/// walk in the visitor's order; a placeholder is never in a nested scope).
+struct Placeholders<'a> {
+    names: &'a [String],
+    next: RefCell<usize>,
+}
+
+impl Transformer for Placeholders<'_> {
+    fn visit_expr(&self, expr: &mut Expr) {
+        match expr {
+            Expr::Name(n) if n.id.is_empty() => {
+                let mut k = self.next.borrow_mut();
+                n.id = self.names[*k].as_str().into();
+                *k += 1;
+            }
             _ => walk_expr(self, expr),
         }
     }
