@@ -3,7 +3,7 @@
 //! converter, through `passes::convert_scope_body`), print (unparse) and
 //! source map (from where the printer put each statement); then
 //! `convert_verified`, which also parses the printed code again.
-//! Target (issue 3): >= 5,000 conversions/s, release build.
+//! Target: >= 5,000 conversions/s, release build.
 //!
 //!     cargo bench --bench convert
 //!     cargo bench --bench convert -- convert-only   # conversions alone, for perf
@@ -148,9 +148,8 @@ fn main() {
 fn generated(n: u64) {
     use stagecheck::fuzz::case::Case;
     use stagecheck_generator::Family;
-    let programs: Vec<String> = (0..n)
-        .map(|i| Case::from_seed(11, i, if i % 2 == 0 { Family::Plain } else { Family::Tensor }).program.source)
-        .collect();
+    let programs: Vec<String> =
+        (0..n).map(|i| Case::from_seed(11, i, if i % 2 == 0 { Family::Plain } else { Family::Tensor }).program.source).collect();
     let lines: usize = programs.iter().map(|p| p.lines().count()).sum();
     let all = |f: &dyn Fn(&str)| {
         let (runs, secs) = time(|| programs.iter().for_each(|p| f(p)));

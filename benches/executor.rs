@@ -1,5 +1,5 @@
 //! Runs per second of a 10-line loop program through one reused interpreter.
-//! Target (issue 2): >= 3,000 runs/s on one core, release build.
+//! Target: >= 3,000 runs/s on one core, release build.
 //!
 //!     cargo bench --bench executor
 

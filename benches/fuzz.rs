@@ -3,7 +3,7 @@
 //! each mode's run (original, unstaged, staged), and the comparison; each
 //! run split into its phases (compile, setup, execute, render, restore, and
 //! the hop to the worker's thread), and an empty program's run in each mode
-//! for the fixed cost of a run. Target (issue 5): >= 1,000 checks/s per core.
+//! for the fixed cost of a run. Target: >= 1,000 checks/s per core.
 //!
 //!     cargo bench --bench fuzz
 //!
@@ -13,10 +13,10 @@
 //! runs them): the difference is the worker protocol's cost.
 
 use stagecheck::executor::{tensors::Mode as TMode, Config, Phases};
-use stagecheck::worker::Worker;
 use stagecheck::fuzz::case::Case;
 use stagecheck::modes::{run_converted_after, Mode, ModeRun};
 use stagecheck::oracle::verdict;
+use stagecheck::worker::Worker;
 use stagecheck_generator::Family;
 use std::time::{Duration, Instant};
 

@@ -1,12 +1,12 @@
-//! The seeds' loop workloads, per call of the staged function (issue 4):
-//! the staged CPU graph against the same program run eagerly in RustPython
-//! (target >= 20x faster), against its NumPy port under CPython (target
-//! >= 3x faster) and, where it has one (`_tf.py`), against its tf.function
+//! The seeds' loop workloads, per call of the staged function: the staged
+//! CPU graph against the same program run eagerly in RustPython (target: at
+//! least 20x faster), against its NumPy port under CPython (target: at least
+//! 3x faster) and, where it has one (`_tf.py`), against its tf.function
 //! port (TF 2.21 CPU; traced before the timing). Programs: `benches/staging/{rnn,sgd,decode,sgd_variable}.py`
 //! and their `_numpy.py` ports (sgd_variable: sgd with its parameters in
 //! `sc.Variable`s, read and assigned by host nodes at every step; rnn_outputs:
 //! rnn with each step's state appended to a list in the staged loop, stacked
-//! after it, issue 19's list ops; sgd_history: sgd_variable returning its
+//! after it by the graph's list ops; sgd_history: sgd_variable returning its
 //! loss history, a Variable and a list in one staged loop; sgd_tape:
 //! sgd_variable with its gradients from `sc.GradientTape` in the staged
 //! loop, against the NumPy port with the hand gradient; rnn_large: rnn at
@@ -45,9 +45,9 @@ const WORKLOADS: &[(&str, &str, &str, usize)] = &[
     ("sgd_variable", include_str!("staging/sgd_variable.py"), include_str!("staging/sgd_variable_numpy.py"), 20),
     ("rnn_outputs", include_str!("staging/rnn_outputs.py"), include_str!("staging/rnn_outputs_numpy.py"), 20),
     ("sgd_history", include_str!("staging/sgd_history.py"), include_str!("staging/sgd_history_numpy.py"), 20),
-    // Issue 20: the gradients from a tape in the staged loop; NumPy keeps the hand gradient.
+    // The gradients from a tape in the staged loop; NumPy keeps the hand gradient.
     ("sgd_tape", include_str!("staging/sgd_tape.py"), include_str!("staging/sgd_variable_numpy.py"), 20),
-    // Issue 37: where the kernels, not the per-call overhead, set the time.
+    // Where the kernels, not the per-call overhead, set the time.
     ("rnn_large", include_str!("staging/rnn.py"), include_str!("staging/rnn_numpy.py"), 5),
     ("matmul_chain", include_str!("staging/matmul_chain.py"), include_str!("staging/matmul_chain_numpy.py"), 3),
 ];
@@ -177,8 +177,7 @@ fn generated(count: u64, family: stagecheck_generator::Family, mode: Mode, confi
 }
 
 fn main() {
-    let mut config = Config::default();
-    config.time_limit = Duration::from_secs(120);
+    let mut config = Config { time_limit: Duration::from_secs(120), ..Config::default() };
     if let Some(count) = std::env::var("STAGING_GENERATED").ok().and_then(|n| n.parse().ok()) {
         let mode = match std::env::args().nth(1).as_deref() {
             Some("original") => Mode::Original,

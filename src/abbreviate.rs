@@ -1,7 +1,7 @@
 //! Long values in a difference's lines, shown around their first difference.
 //!
 //! A difference's two sides used to be printed whole: one global holding a
-//! list of 50,000 ints made a 250 KB line of `check`'s output (issue 36),
+//! list of 50,000 ints made a 250 KB line of `check`'s output,
 //! and the report pages, which cut values at their first 400 characters,
 //! showed a head in which the two sides were the same. Every line that shows
 //! a difference's values (`check`, `summary.md`, `index.html`, `corpus add`'s
@@ -57,7 +57,12 @@ pub fn texts(original: &str, other: &str) -> (String, String) {
     let at = first_char_difference(original, other);
     let side = |s: &str| match fits(s, WIDTH) {
         true => s.to_string(),
-        false => format!("{} (first difference at character {}; {} characters)", char_window(s, at, WIDTH, false), thousands(at), thousands(s.chars().count())),
+        false => format!(
+            "{} (first difference at character {}; {} characters)",
+            char_window(s, at, WIDTH, false),
+            thousands(at),
+            thousands(s.chars().count())
+        ),
     };
     (side(original), side(other))
 }
@@ -80,7 +85,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -124,8 +129,14 @@ fn inner(v: &Value) -> Option<&Value> {
 fn first_difference(a: &Value, b: &Value) -> Vec<usize> {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) => vec![first_char_difference(x, y)],
-        (Value::Tensor { dtype, shape, values }, Value::Tensor { dtype: d, shape: s, values: v }) if dtype == d && shape == s => first_difference(values, v),
-        (Value::Instance { class, attrs, base: Some(x) }, Value::Instance { class: c, attrs: t, base: Some(y) }) if class == c && attrs == t => first_difference(x, y),
+        (Value::Tensor { dtype, shape, values }, Value::Tensor { dtype: d, shape: s, values: v }) if dtype == d && shape == s => {
+            first_difference(values, v)
+        }
+        (Value::Instance { class, attrs, base: Some(x) }, Value::Instance { class: c, attrs: t, base: Some(y) })
+            if class == c && attrs == t =>
+        {
+            first_difference(x, y)
+        }
         _ if std::mem::discriminant(a) != std::mem::discriminant(b) => Vec::new(),
         _ => {
             let (Some(xs), Some(ys)) = (items(a), items(b)) else { return Vec::new() };
@@ -291,7 +302,10 @@ mod tests {
     fn a_long_list_is_shown_around_its_differing_item() {
         let (a, b) = values(Some(&ints(50_000, None)), Some(&ints(50_000, Some(49_998))));
         assert!(a.len() < 400 && b.len() < 400, "{a}\n{b}");
-        assert!(a.starts_with("[..., ") && a.contains("49998, 49999, 50000") && a.contains("(first difference at [49998]; 50,000 items)"), "{a}");
+        assert!(
+            a.starts_with("[..., ") && a.contains("49998, 49999, 50000") && a.contains("(first difference at [49998]; 50,000 items)"),
+            "{a}"
+        );
         assert!(b.contains("49998, -1, 50000"), "{b}");
     }
 

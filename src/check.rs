@@ -1,12 +1,12 @@
 //! `check`: one program, several modes, one verdict.
 
 use crate::executor::Outcome;
-use crate::worker::Worker;
 use crate::input::InputError;
 use crate::modes::{run_converted_after, Mode, ModeRun};
-use stagecheck_transformer::convert;
 use crate::oracle::{verdict, Verdict};
+use crate::worker::Worker;
 use serde::Serialize;
+use stagecheck_transformer::convert;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct CheckReport {
@@ -90,7 +90,10 @@ impl CheckReport {
     /// The largest ratio of a converted mode that ran (not one whose
     /// outcome was taken from another run) to the original's time.
     pub fn slowest_ratio(&self) -> f64 {
-        let ran = self.runs.iter().filter(|(m, run)| *m != Mode::Original && matches!(run, ModeRun::Ran { outcome } if outcome.taken_from.is_none()));
+        let ran = self
+            .runs
+            .iter()
+            .filter(|(m, run)| *m != Mode::Original && matches!(run, ModeRun::Ran { outcome } if outcome.taken_from.is_none()));
         ran.filter_map(|(m, _)| self.ratio(*m)).fold(0.0, f64::max)
     }
 }
@@ -116,9 +119,8 @@ pub fn check_if(
         return Ok(runs.map(|runs| CheckReport { file: path.to_string(), verdict: verdict(&runs), runs, slow: None }));
     }
     let mut runs = Vec::new();
-    let original = worker
-        .run(source, path)
-        .map_err(|e| InputError(format!("{path}:{}:{}: syntax error: {}", e.line, e.column, e.message)))?;
+    let original =
+        worker.run(source, path).map_err(|e| InputError(format!("{path}:{}:{}: syntax error: {}", e.line, e.column, e.message)))?;
     if !go_on(&original) {
         return Ok(None);
     }

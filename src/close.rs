@@ -89,12 +89,17 @@ fn tokens(s: &str) -> Vec<Token<'_>> {
         if (name == b"inf" || name == b"nan") && !word(i + sign + 3) {
             return Some(i + sign + 3);
         }
-        let starts = digit(i) || (matches!(b[i], b'-' | b'+' | b'.') && (digit(i + 1) || (b[i] != b'.' && b.get(i + 1) == Some(&b'.') && digit(i + 2))));
+        let starts = digit(i)
+            || (matches!(b[i], b'-' | b'+' | b'.') && (digit(i + 1) || (b[i] != b'.' && b.get(i + 1) == Some(&b'.') && digit(i + 2))));
         if !starts {
             return None;
         }
         let mut j = i + 1;
-        while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.' || ((b[j] == b'e' || b[j] == b'E') && (digit(j + 1) || (matches!(b.get(j + 1), Some(b'-' | b'+')) && digit(j + 2))))) {
+        while j < b.len()
+            && (b[j].is_ascii_digit()
+                || b[j] == b'.'
+                || ((b[j] == b'e' || b[j] == b'E') && (digit(j + 1) || (matches!(b.get(j + 1), Some(b'-' | b'+')) && digit(j + 2)))))
+        {
             j += if b[j] == b'e' || b[j] == b'E' { 2 } else { 1 };
         }
         Some(j)

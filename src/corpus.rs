@@ -25,9 +25,9 @@
 pub mod add;
 
 use crate::check::{check, CheckReport};
-use crate::worker::Worker;
 use crate::modes::Mode;
 use crate::oracle::Verdict;
+use crate::worker::Worker;
 use std::path::{Path, PathBuf};
 
 /// `value` made fit for one `# key: value` line: line breaks and other
@@ -114,8 +114,7 @@ impl Entry {
     pub fn check(&self, worker: &mut Worker) -> Result<CheckReport, String> {
         let path = self.path.display().to_string();
         let report = match &self.target {
-            Some(name) => with_target_worker(name, |w| check(w, &self.source, &path, &self.modes))
-                .map_err(|e| format!("{path}: {e}"))?,
+            Some(name) => with_target_worker(name, |w| check(w, &self.source, &path, &self.modes)).map_err(|e| format!("{path}: {e}"))?,
             None => check(worker, &self.source, &path, &self.modes),
         };
         report.map_err(|e| e.to_string())
@@ -173,11 +172,10 @@ fn with_target_worker<T>(name: &str, f: impl FnOnce(&mut Worker) -> T) -> Result
         if !workers.contains_key(name) {
             // A built-in target without its venv: made by the project's
             // script (`corpus replay` skips such entries before this).
-            let target = crate::targets::Target::resolve(name)
-                .or_else(|why| match crate::targets::builtin_names().contains(&name) {
-                    true => crate::targets::install_venv(name).and_then(|()| crate::targets::Target::resolve(name)),
-                    false => Err(why),
-                })?;
+            let target = crate::targets::Target::resolve(name).or_else(|why| match crate::targets::builtin_names().contains(&name) {
+                true => crate::targets::install_venv(name).and_then(|()| crate::targets::Target::resolve(name)),
+                false => Err(why),
+            })?;
             let worker = Worker::for_target(&target, crate::executor::Config::default())?;
             workers.insert(name.to_string(), worker);
         }

@@ -1,4 +1,4 @@
-//! `stagecheck check --gradcheck` (issue 20): every gradient a program takes
+//! `stagecheck check --gradcheck`: every gradient a program takes
 //! eagerly with `sc.GradientTape` is compared with central finite
 //! differences computed in float64; a gradient outside the tolerance is a
 //! finding (exit 1), like a divergence between modes.
@@ -23,6 +23,7 @@
 //!   float32 (ε ≈ 6e-8) through chains of ops whose rounding compounds (a
 //!   saturated tanh's 1 − y² loses most digits of y); 1% still separates a
 //!   wrong rule (tanh' as 1 − y is off by y(1 − y)/(1 − y²), 33% at y = 0.5).
+//!
 //! Kinks (relu, abs, max ties at the point) have no derivative: a program
 //! checked here keeps its points away from them.
 
@@ -91,7 +92,13 @@ pub fn print(g: &GradCheck) {
     println!(
         "gradcheck: {} gradient(s) against float64 central differences: {}",
         g.lines.len(),
-        if g.failed > 0 { format!("{} FAILED", g.failed) } else if g.lines.is_empty() { "none taken".into() } else { "all within tolerance".into() }
+        if g.failed > 0 {
+            format!("{} FAILED", g.failed)
+        } else if g.lines.is_empty() {
+            "none taken".into()
+        } else {
+            "all within tolerance".into()
+        }
     );
     for l in &g.lines {
         println!("  {l}");

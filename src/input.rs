@@ -17,17 +17,12 @@ impl std::error::Error for InputError {}
 
 /// Reads `path` as UTF-8 Python source.
 pub fn read_program(path: &Path) -> Result<String, InputError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| InputError(format!("{}: cannot read file: {e}", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|e| InputError(format!("{}: cannot read file: {e}", path.display())))?;
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
         let col = valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
-        InputError(format!(
-            "{}:{line}:{col}: not valid UTF-8 (byte offset {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))
+        InputError(format!("{}:{line}:{col}: not valid UTF-8 (byte offset {})", path.display(), e.utf8_error().valid_up_to()))
     })
 }
 

@@ -143,13 +143,7 @@ impl From<&ConversionError> for RefusalInfo {
 /// Runs converted code in `mode` (unstaged or staged); a staged mode after
 /// an unstaged run in `earlier` that never read its mode takes that run's
 /// outcome instead ([`taken_from_unstaged`]).
-pub fn run_converted_after(
-    worker: &mut Worker,
-    conversion: &Conversion,
-    path: &str,
-    mode: Mode,
-    earlier: &[(Mode, ModeRun)],
-) -> ModeRun {
+pub fn run_converted_after(worker: &mut Worker, conversion: &Conversion, path: &str, mode: Mode, earlier: &[(Mode, ModeRun)]) -> ModeRun {
     taken_from_unstaged(earlier, mode).unwrap_or_else(|| run_converted(worker, conversion, path, mode))
 }
 

@@ -64,11 +64,12 @@ pub enum Difference {
 
 impl Difference {
     /// Every kind [`Difference::kind`] returns.
-    pub const KINDS: &'static [&'static str] = &["terminal", "stdout", "global", "crash", "uncompilable", "converter", "refusal", "gpu", "unplanned", "leak"];
+    pub const KINDS: &'static [&'static str] =
+        &["terminal", "stdout", "global", "crash", "uncompilable", "converter", "refusal", "gpu", "unplanned", "leak"];
 
     /// `terminal`, `stdout`, `global`, `crash`, `uncompilable` or
     /// `converter` (it crashed), `refusal` (unexpected) or `gpu` (a node
-/// beyond its op's tolerance): what
+    /// beyond its op's tolerance): what
     /// signatures and the reducer's predicate name a difference by.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -117,9 +118,13 @@ impl Difference {
         let (what, original, other) = self.described(whole);
         match (self, original) {
             (Difference::Terminal { .. }, Some(original)) => format!("terminal: original {original}; {mode} {other}"),
-            (Difference::Stdout { .. } | Difference::Global { .. }, Some(original)) => format!("{what}: original {original}; {mode} {other}"),
+            (Difference::Stdout { .. } | Difference::Global { .. }, Some(original)) => {
+                format!("{what}: original {original}; {mode} {other}")
+            }
             (Difference::Crash { .. }, _) => format!("the VM crashed in {mode}: {other}"),
-            (Difference::Uncompilable { line, .. }, _) if mode == "cpython" => format!("CPython does not compile the program (line {line}): {other}"),
+            (Difference::Uncompilable { line, .. }, _) if mode == "cpython" => {
+                format!("CPython does not compile the program (line {line}): {other}")
+            }
             (Difference::Uncompilable { .. }, _) => format!("{what}: {other}"),
             _ => format!("{what} in {mode}: {other}"),
         }
@@ -142,14 +147,19 @@ impl Difference {
             }
             Difference::Global { name, original, other } => (format!("global {name}"), values(original.as_ref(), other.as_ref())),
             Difference::Crash { message } => ("the VM crashed".into(), (None, text(message.clone()))),
-            Difference::Uncompilable { message, line } => (format!("the converted program does not compile (converted line {line})"), (None, text(message.clone()))),
+            Difference::Uncompilable { message, line } => {
+                (format!("the converted program does not compile (converted line {line})"), (None, text(message.clone())))
+            }
             Difference::ConverterCrash { message } => ("crashed in conversion".into(), (None, text(message.clone()))),
             Difference::GpuOp { node } => ("a GPU op beyond its tolerance".into(), (None, text(node.clone()))),
             Difference::Unplanned { original } => (
                 "an exception the generated program did not plan (its top level catches every class it raises on purpose)".into(),
                 texts(original.to_string(), original.to_string()),
             ),
-            Difference::Leak { leaks } => ("shared state leaked past the restore after the run (later runs on the worker would see it)".into(), (None, text(leaks.join("; ")))),
+            Difference::Leak { leaks } => (
+                "shared state leaked past the restore after the run (later runs on the worker would see it)".into(),
+                (None, text(leaks.join("; "))),
+            ),
             Difference::UnexpectedRefusal { construct, reason, line } => {
                 ("an unexpected refusal (not in src/refusals.rs)".into(), (None, text(format!("line {line}: {construct}: {reason}"))))
             }
@@ -300,8 +310,7 @@ pub fn compare(a: &Outcome, b: &Outcome) -> Vec<Difference> {
         _ if both_cut => cut_line_differs || la.iter().zip(&lb).any(|(p, q)| lines_differ(Some(p), Some(q))),
         None => a.stdout != b.stdout,
         Some(_) => {
-            a.stdout.ends_with('\n') != b.stdout.ends_with('\n')
-                || (0..la.len().max(lb.len())).any(|i| lines_differ(la.get(i), lb.get(i)))
+            a.stdout.ends_with('\n') != b.stdout.ends_with('\n') || (0..la.len().max(lb.len())).any(|i| lines_differ(la.get(i), lb.get(i)))
         }
     };
     if stdout_differs || a.stdout_truncated != b.stdout_truncated {

@@ -1,4 +1,4 @@
-//! The catalogue of planted bugs (issue 18): every deliberately wrong line
+//! The catalogue of planted bugs: every deliberately wrong line
 //! behind the feature `planted-bugs`, one row each, with the layer it sits
 //! in, what it breaks and why someone could write it. `STAGECHECK_PLANT=<name>`
 //! turns one on in a `planted-bugs` build; `tests/planted.rs` shows plain

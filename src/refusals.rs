@@ -23,10 +23,11 @@ const fn staging(pattern: &'static str, why: &'static str, example: Option<&'sta
     Intended { construct: "staging", pattern, why, example }
 }
 
-const UNSTAGEABLE: &str = "the original's meaning depends on a Python value the graph cannot carry or a side effect it would run once per trace";
+const UNSTAGEABLE: &str =
+    "the original's meaning depends on a Python value the graph cannot carry or a side effect it would run once per trace";
 const NOT_YET: &str = "not staged yet: refused rather than staged wrong";
 const UNGUARDABLE: &str = "a trace is reused only while every Python value it read is unchanged (executor/src/tensors/guards.rs); this one cannot be checked without running user code, or is too large to check at every call";
-const DEFERRED: &str = "an exception raised while tracing one path of staged control flow becomes a raise node, raised when execution takes the path (issue 25); this one cannot be raised later as the original raises it (a handler of the trace would catch it now or never, its text shows a symbolic value, it carries a container the original may build anew at each raise, or its cause is the trace's own depth)";
+const DEFERRED: &str = "an exception raised while tracing one path of staged control flow becomes a raise node, raised when execution takes the path; this one cannot be raised later as the original raises it (a handler of the trace would catch it now or never, its text shows a symbolic value, it carries a container the original may build anew at each raise, or its cause is the trace's own depth)";
 const TARGET: &str = "a compiler under test declined the program: its refusals are its own, counted by reason";
 const DTYPE: &str = "a graph value has one dtype and shape; the original changes it";
 
@@ -88,7 +89,7 @@ pub const INTENDED: &[Intended] = &[
     staging("* of a symbolic tensor: its value is not known while tracing", UNSTAGEABLE, Some("corpus/staged/staging_errors/011_python_float_of_symbolic.py")),
     staging("iterating over a symbolic tensor in Python*", UNSTAGEABLE, Some("corpus/staged/staging_errors/014_comprehension_over_symbolic.py")),
     staging("indexing with a symbolic tensor is supported for one scalar index only*", NOT_YET, None),
-    // Gradients (issue 20, executor/runtime/stagecheck/gradients): what the tape does not differentiate in a graph yet.
+    // Gradients (executor/runtime/stagecheck/gradients): what the tape does not differentiate in a graph yet.
     staging("a gradient through a list in staged control flow is not staged yet", NOT_YET, None),
     staging("a gradient of a gradient through a staged * is not staged yet", NOT_YET, None),
     staging("a gradient through a staged * is not staged yet*", NOT_YET, None),
@@ -103,7 +104,7 @@ pub const INTENDED: &[Intended] = &[
     staging("the trace of '*' reads more Python state than can be guarded*", UNGUARDABLE, None),
     staging("a symbolic tensor used after its trace ended", UNSTAGEABLE, None),
     staging("a symbolic tensor of another trace is used in '*'*", NOT_YET, None),
-    // Staged side effects (issue 19): print, assert, sc.Variable, sc.py_function.
+    // Staged side effects: print, assert, sc.Variable, sc.py_function.
     staging("print of a * holding a symbolic tensor*", UNSTAGEABLE, Some("corpus/staged/print/005_print_dict_of_symbolic.py")),
     staging("print's *= is a tensor", UNSTAGEABLE, None),
     staging("an sc.Variable created inside a staged function*", UNSTAGEABLE, None),
@@ -111,7 +112,7 @@ pub const INTENDED: &[Intended] = &[
     staging("numpy() of an sc.Variable inside a staged function*", UNSTAGEABLE, None),
     staging("the text of an sc.Variable inside a staged function*", UNSTAGEABLE, None),
     staging("sc.py_function '*' returned a value of shape *", DTYPE, None),
-    // Lists in staged control flow (issue 19, item 2; executor/runtime/stagecheck/staging/lists.py).
+    // Lists in staged control flow (executor/runtime/stagecheck/staging/lists.py).
     staging(
         "list '*' holds * tensors in staged control flow (the dtype and shape of its first element); appending *",
         DTYPE,
@@ -179,7 +180,7 @@ mod tests {
     fn a_tracer_bug_is_not_an_intended_refusal() {
         assert!(intended("staging", "invalid graph: node 3 reads x7 before it is defined").is_none());
         assert!(intended("staging", "'x' is a Python value that a staged while loop changes").is_some());
-        // Exits inside `finally` are converted (issue 16): refusing one is a finding.
+        // Exits inside `finally` are converted: refusing one is a finding.
         assert!(intended("return in finally", "an exit inside `finally` cancels a pending exception or return").is_none());
         assert!(intended("internal error", "the converter failed").is_none());
     }

@@ -1,4 +1,4 @@
-//! The third red-team pass's programs (issue 34 item 6) through the CLI:
+//! The third red-team pass's programs through the CLI:
 //! what `run --json` and `check --json` print for each stays under 10 MB,
 //! the processes (stagecheck and its workers) under 1 GB of RSS together,
 //! and each run ends honestly (completed, or a MemoryError or ValueError),

@@ -91,8 +91,11 @@ fn convert_prints_autograph_style_code_and_its_source_map() {
 
 #[test]
 fn convert_converts_exits_in_finally_and_refuses_bad_syntax_with_file_and_line() {
-    // An exit inside `finally` was a ConversionError until issue 16.
-    let p = program("finally.py", b"x = 1\n\ndef f(xs):\n    for x in xs:\n        try:\n            pass\n        finally:\n            break\n");
+    // An exit inside `finally` used to be a ConversionError; it is converted now.
+    let p = program(
+        "finally.py",
+        b"x = 1\n\ndef f(xs):\n    for x in xs:\n        try:\n            pass\n        finally:\n            break\n",
+    );
     let out = stagecheck(&["convert", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("fin_exit"), "{}", text(&out.stdout));
@@ -207,7 +210,11 @@ fn a_renamed_copy_runs_its_own_workers() {
     let copy = dir.join("sc-1.0");
     std::fs::copy(env!("CARGO_BIN_EXE_stagecheck"), &copy).unwrap();
     let p = program("renamed.py", b"print(6 * 7)\n");
-    let out = Command::new(&copy).args(["check", "--modes", "original,unstaged", p.to_str().unwrap()]).env_remove("STAGECHECK_WORKER_EXE").output().unwrap();
+    let out = Command::new(&copy)
+        .args(["check", "--modes", "original,unstaged", p.to_str().unwrap()])
+        .env_remove("STAGECHECK_WORKER_EXE")
+        .output()
+        .unwrap();
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
     assert!(text(&out.stdout).contains("agree"), "{}", text(&out.stdout));
@@ -231,11 +238,17 @@ fn check_shows_a_long_difference_around_its_first_differing_item() {
     let longest = short.lines().map(|l| l.chars().count()).max().unwrap();
     assert!(longest <= 1000, "no line over 1,000 characters, not {longest}:\n{short}");
     let line = short.lines().find(|l| l.starts_with("  global xs:")).unwrap_or_else(|| panic!("a line for xs:\n{short}"));
-    assert!(line.contains("original [0, 1, 2, 4, 4, 5, 6, ...]") && line.contains("unstaged [0, 1, 2, 5, 4, 5, 6, ...]"), "the differing item in context: {line}");
+    assert!(
+        line.contains("original [0, 1, 2, 4, 4, 5, 6, ...]") && line.contains("unstaged [0, 1, 2, 5, 4, 5, 6, ...]"),
+        "the differing item in context: {line}"
+    );
     assert_eq!(line.matches("(first difference at [3]; more than ").count(), 2, "its index, on each side: {line}");
     let full = check(&["--full"]);
     let line = full.lines().find(|l| l.starts_with("  global xs:")).unwrap();
-    assert!(line.len() > 50_000 && line.contains("[0, 1, 2, 5, 4, 5,") && line.contains(", 1000, 1001, ") && !line.contains("first difference"), "whole");
+    assert!(
+        line.len() > 50_000 && line.contains("[0, 1, 2, 5, 4, 5,") && line.contains(", 1000, 1001, ") && !line.contains("first difference"),
+        "whole"
+    );
     let doc: serde_json::Value = serde_json::from_str(&check(&["--json"])).unwrap();
     let differences = doc["verdict"]["differences"].as_array().unwrap();
     let xs = differences.iter().find(|d| d["kind"] == "global" && d["name"] == "xs").expect("the JSON has xs's difference");

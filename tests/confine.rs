@@ -215,13 +215,8 @@ fn with_every_layer_every_probe_is_refused_and_the_worker_lives_on() {
     let pid = w.pid();
     let results = host.probes(&mut w);
     let refused: &[i32] = &[EPERM, EACCES];
-    let mut expected = vec![
-        ("exec", refused),
-        ("read", refused),
-        ("create", refused),
-        ("reserve", &[ENOMEM][..]),
-        ("descriptors", &[EMFILE][..]),
-    ];
+    let mut expected =
+        vec![("exec", refused), ("read", refused), ("create", refused), ("reserve", &[ENOMEM][..]), ("descriptors", &[EMFILE][..])];
     sockets_and_signals(&summary, seccomp, refused, &mut expected);
     check(&results, &expected, &summary);
     assert!(!host.created());

@@ -1,4 +1,4 @@
-//! The CPython oracle (`--oracle cpython`, issue 6): real programs through
+//! The CPython oracle (`--oracle cpython`): real programs through
 //! `stagecheck check` and `stagecheck fuzz` against the host's python3.
 //! RustPython and CPython agree → no finding; they differ → a `cpython`
 //! finding; known wordings are normalised and named; tensor programs are
@@ -128,9 +128,14 @@ fn fuzz_with_the_cpython_oracle_runs_and_reports_it_apart() {
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).expect("summary.json")).expect("json");
     let c = &summary["stats"]["cpython"];
     let count = |v: &serde_json::Value| v.as_object().map_or(0, |m| m.values().filter_map(|n| n.as_u64()).sum::<u64>());
-    let skipped_tensor = c["skipped"].as_object().and_then(|m| m.iter().find(|(k, _)| k.contains("tensor program"))).and_then(|(_, n)| n.as_u64());
+    let skipped_tensor =
+        c["skipped"].as_object().and_then(|m| m.iter().find(|(k, _)| k.contains("tensor program"))).and_then(|(_, n)| n.as_u64());
     assert_eq!(skipped_tensor, Some(4), "both families alternate; tensor programs are skipped: {c}");
-    let counted = c["agree"].as_u64().unwrap_or(0) + count(&c["known"]) + count(&c["skipped"]) + c["finding_hits"].as_u64().unwrap_or(0) + c["poisoned"].as_u64().unwrap_or(0);
+    let counted = c["agree"].as_u64().unwrap_or(0)
+        + count(&c["known"])
+        + count(&c["skipped"])
+        + c["finding_hits"].as_u64().unwrap_or(0)
+        + c["poisoned"].as_u64().unwrap_or(0);
     assert_eq!(counted, 8, "every program is counted once by the CPython oracle: {c}");
     // A saved cpython finding replays with --oracle cpython.
     for f in std::fs::read_dir(out_dir.join("findings")).expect("findings dir").flatten() {
@@ -153,7 +158,13 @@ fn the_normalisation_table_rewrites_only_its_pattern() {
     use stagecheck::executor::{Outcome, Terminal, Value};
     let rust = "local variable 'x_1' referenced before assignment";
     let outcome = Outcome {
-        terminal: Terminal::Raised { exc_type: "UnboundLocalError".into(), message: rust.into(), line: None, traceback: vec![], refusal: false },
+        terminal: Terminal::Raised {
+            exc_type: "UnboundLocalError".into(),
+            message: rust.into(),
+            line: None,
+            traceback: vec![],
+            refusal: false,
+        },
         stdout: format!("{rust}\nlocal variable '' referenced before assignment\n"),
         stdout_truncated: false,
         globals: vec![("m".into(), Value::Set(vec![Value::Str("a".into()), Value::Str(format!("<{rust}>"))]))],

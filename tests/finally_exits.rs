@@ -1,4 +1,4 @@
-//! Exits inside `finally` (issue 16), converted, against CPython: each
+//! Exits inside `finally`, converted, against CPython: each
 //! program's converted run (`run --mode unstaged`) prints what python3
 //! prints for the original. These shapes are the ones RustPython 0.5 itself
 //! runs wrong or cannot compile as written (so `check`, which compares with
@@ -33,8 +33,8 @@ fn stdout_of_converted(path: &std::path::Path) -> String {
         .arg(path)
         .output()
         .expect("stagecheck runs");
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     assert_eq!(doc["outcome"]["terminal"]["state"], "completed", "{doc}");
     doc["outcome"]["stdout"].as_str().expect("stdout").to_string()
 }

@@ -95,7 +95,8 @@ fn a_generated_tensor_program_ending_with_an_unplanned_exception_is_a_finding() 
         config: Default::default(),
         program: Program { source: source.into(), constructs: vec!["reshape"], family },
     };
-    let raising = "import stagecheck as sc\n\n\n@sc.function\ndef f(t):\n    return sc.reshape(t, [2, 2])\n\n\nprint(f(sc.constant([1, 2, 3])))\n";
+    let raising =
+        "import stagecheck as sc\n\n\n@sc.function\ndef f(t):\n    return sc.reshape(t, [2, 2])\n\n\nprint(f(sc.constant([1, 2, 3])))\n";
     let mut worker = Worker::in_process(Config { keep_graph: false, ..Config::default() });
     match check_case(&mut worker, &case(raising, Family::Tensor)).kind {
         Kind::Finding { signature, .. } => {
@@ -104,6 +105,8 @@ fn a_generated_tensor_program_ending_with_an_unplanned_exception_is_a_finding() 
         k => panic!("not a finding: {k:?}"),
     }
     assert!(matches!(check_case(&mut worker, &case(raising, Family::Plain)).kind, Kind::Agree));
-    let caught = raising.replace("print(f(", "try:\n    print(f(").replace("3])))\n", "3])))\nexcept (ValueError,) as e:\n    print('raised', type(e).__name__, e)\n");
+    let caught = raising
+        .replace("print(f(", "try:\n    print(f(")
+        .replace("3])))\n", "3])))\nexcept (ValueError,) as e:\n    print('raised', type(e).__name__, e)\n");
     assert!(matches!(check_case(&mut worker, &case(&caught, Family::Tensor)).kind, Kind::Agree), "{caught}");
 }

@@ -1,4 +1,4 @@
-//! Generated programs are valid and terminate (issue 17), sampled: a
+//! Generated programs are valid and terminate, sampled: a
 //! proptest over random input bytes and random swarm `Config`s, both
 //! families. Each program compiles under CPython, through the CPython
 //! oracle's own wrapper (which compiles before it runs: tensor programs then

@@ -6,8 +6,8 @@
 
 use stagecheck::corpus::{files, Entry};
 use stagecheck::executor::Config;
-use stagecheck::worker::Worker;
 use stagecheck::modes::Mode;
+use stagecheck::worker::Worker;
 use std::path::Path;
 
 #[test]

@@ -1,4 +1,4 @@
-//! Gradients (issue 20): `sc.GradientTape` eagerly and inside `@sc.function`
+//! Gradients: `sc.GradientTape` eagerly and inside `@sc.function`
 //! (through staged calls and a staged if). The program compares the tape's
 //! gradients with hand-derived ones itself; the modes must print the same
 //! text (staged gradients exactly equal to eager ones on CPU); `--gradcheck`

@@ -1,4 +1,4 @@
-//! The HTML pages as a browser shows them (issue 6's acceptance): the corpus
+//! The HTML pages as a browser shows them: the corpus
 //! review and a fuzz report's index.html are loaded in headless Chromium
 //! (Debian's `chromium`, installed by scripts/deps) and the DOM it gives back
 //! (`--dump-dom`, after parsing and layout) must show the plots with their
@@ -41,7 +41,9 @@ fn chromium() -> PathBuf {
     }
     let deps = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/deps");
     let _ = Command::new(&deps).status();
-    find().unwrap_or_else(|| panic!("chromium is not installed and {} could not install it: the HTML pages cannot be checked", deps.display()))
+    find().unwrap_or_else(|| {
+        panic!("chromium is not installed and {} could not install it: the HTML pages cannot be checked", deps.display())
+    })
 }
 
 /// The DOM headless Chromium builds from `page` (a file), serialised.
@@ -137,10 +139,13 @@ fn strip_tags(html: &str) -> String {
 
 /// The `points` attributes of every polyline.
 fn polylines(dom: &str) -> Vec<usize> {
-    dom.split("<polyline").skip(1).map(|p| {
-        let points = p.split("points=\"").nth(1).and_then(|s| s.split('"').next()).unwrap_or("");
-        points.split_whitespace().count()
-    }).collect()
+    dom.split("<polyline")
+        .skip(1)
+        .map(|p| {
+            let points = p.split("points=\"").nth(1).and_then(|s| s.split('"').next()).unwrap_or("");
+            points.split_whitespace().count()
+        })
+        .collect()
 }
 
 #[test]
@@ -179,7 +184,10 @@ fn the_corpus_review_shows_a_real_divergence_marked_and_nothing_marked_where_mod
     let page = dump_dom(&out.join("conv-logical-013.html"));
     let marked = texts_of_class(&page, "divergent");
     assert!(marked.iter().any(|t| t == "≠bool f"), "the second stdout line of the unstaged run is marked: {marked:?}");
-    assert!(marked.iter().any(|t| t.contains("unstaged: \"bool f\"")), "the verdict names the differing mode and text (quoted, as check prints it): {marked:?}");
+    assert!(
+        marked.iter().any(|t| t.contains("unstaged: \"bool f\"")),
+        "the verdict names the differing mode and text (quoted, as check prints it): {marked:?}"
+    );
     let lines = texts_of_class(&page, "stdout-line");
     assert_eq!(lines, ["bool f", "t", "bool f", "≠bool f", "t"], "original's stdout, then the unstaged run's");
     assert_eq!(texts_of_class(&page, "marker").len(), marked.len(), "every divergent element has its visible marker");
@@ -291,7 +299,10 @@ fn fuzz_reports_plot_their_runs_and_merge_into_one() {
     assert!(dom.contains("stagecheck fuzz runs: 2 merged"));
     assert!(dom.contains("180</div><div class=\"l\">programs"), "merged total shown");
     let runs = texts_of_class(&dom, "runs");
-    assert!(runs.len() == 1 && runs[0].contains(&a.display().to_string()) && runs[0].contains(&b.display().to_string()), "both shards in the parameters table: {runs:?}");
+    assert!(
+        runs.len() == 1 && runs[0].contains(&a.display().to_string()) && runs[0].contains(&b.display().to_string()),
+        "both shards in the parameters table: {runs:?}"
+    );
     assert!(runs[0].contains("original, unstaged, staged"), "each run's modes: {runs:?}");
 }
 

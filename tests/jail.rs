@@ -172,7 +172,11 @@ fn a_child_holding_the_pipes_neither_hangs_the_run_nor_outlives_it() {
         match kind {
             Kind::Oracle | Kind::Builtin => {
                 assert_eq!(outcome.terminal, Terminal::Completed, "{kind:?}");
-                assert!(outcome.stdout.contains("forked PermissionError"), "{kind:?}: an interpreter starts no process: {}", outcome.stdout);
+                assert!(
+                    outcome.stdout.contains("forked PermissionError"),
+                    "{kind:?}: an interpreter starts no process: {}",
+                    outcome.stdout
+                );
             }
             Kind::ThirdParty => {
                 // The program ends while its child holds the reply's pipe.
@@ -258,7 +262,11 @@ fn devices_says_what_the_jail_applies_and_what_is_turned_off() {
         }
         let out = command.output().expect("stagecheck devices runs");
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        stdout.lines().find(|l| l.starts_with("interpreters")).map(str::to_string).unwrap_or_else(|| panic!("no interpreters line: {stdout}"))
+        stdout
+            .lines()
+            .find(|l| l.starts_with("interpreters"))
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("no interpreters line: {stdout}"))
     };
     let on = line(None);
     assert!(on.contains("own process group") && on.contains("seccomp refusing") && !on.contains(" off ("), "{on}");
@@ -281,7 +289,8 @@ fn a_target_corpus_whose_first_entry_rebinds_the_worker_replays_as_expected() {
     };
     let rebind = "tf = __import__.__globals__['tf']\ntf.autograph.to_graph = lambda f, recursive=True: f\n";
     std::fs::write(dir.join("001_rebinds_the_converter.py"), format!("{}{rebind}", header("jail-001", "agree"))).unwrap();
-    let known = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/autograph/002_chained_compare_twice.py")).unwrap();
+    let known =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/autograph/002_chained_compare_twice.py")).unwrap();
     let body: String = known.lines().skip_while(|l| l.starts_with('#') || l.is_empty()).map(|l| format!("{l}\n")).collect();
     std::fs::write(dir.join("002_chained_compare_twice.py"), format!("{}{body}", header("jail-002", "diverged"))).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_stagecheck")).args(["corpus", "replay"]).arg(&dir).output().unwrap();

@@ -1,6 +1,6 @@
 //! A `kill -9` of `stagecheck fuzz` mid-run leaves every finding it
 //! announced on disk, whole and readable, and the next run on the same
-//! directory carries on (issue 6): it does not save known findings again,
+//! directory carries on: it does not save known findings again,
 //! reduces what the killed run left unreduced, exits sanely and writes its
 //! report. A planted bug makes findings come within seconds.
 //!
@@ -14,9 +14,7 @@ use std::process::{Command, Stdio};
 
 fn fuzz(out: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_stagecheck"));
-    cmd.args(["fuzz", "--jobs", "1", "--family", "plain", "--seed", "7", "--out"])
-        .arg(out)
-        .env("STAGECHECK_PLANT", "and_evaluates_all");
+    cmd.args(["fuzz", "--jobs", "1", "--family", "plain", "--seed", "7", "--out"]).arg(out).env("STAGECHECK_PLANT", "and_evaluates_all");
     cmd
 }
 
@@ -83,10 +81,7 @@ fn kill_9_mid_run_keeps_announced_findings_whole_and_the_next_run_carries_on() {
     std::fs::create_dir_all(&stale).expect("stale temp dir");
     std::fs::write(stale.join("program.py"), "# half").expect("write");
     let before: Vec<PathBuf> = listed(&findings).into_iter().filter(|p| p != &stale).collect();
-    let again = fuzz(&out)
-        .args(["--time", "120s", "--programs", &(index + 1).to_string(), "--reduce-time", "30s"])
-        .output()
-        .expect("runs");
+    let again = fuzz(&out).args(["--time", "120s", "--programs", &(index + 1).to_string(), "--reduce-time", "30s"]).output().expect("runs");
     let stdout = String::from_utf8_lossy(&again.stdout);
     assert_eq!(again.status.code(), Some(0), "nothing new: exit 0\n{stdout}\n{}", String::from_utf8_lossy(&again.stderr));
     assert!(!stdout.contains("new finding "), "{stdout}");

@@ -1,4 +1,4 @@
-//! Literal fidelity end to end (issue 16): a literal of every escape class,
+//! Literal fidelity end to end: a literal of every escape class,
 //! inside a converted function (a loop body, which becomes a nested
 //! function, and an f-string whose expression the conversion rewrites),
 //! has the same value run converted (`unstaged`) as run as written.

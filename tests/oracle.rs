@@ -33,7 +33,8 @@ fn base() -> Outcome {
 #[test]
 fn staged_takes_the_unstaged_outcome_only_when_the_mode_was_never_read() {
     use stagecheck::modes::taken_from_unstaged;
-    let runs = |unstaged: Outcome| vec![(Mode::Original, ModeRun::Ran { outcome: base() }), (Mode::Unstaged, ModeRun::Ran { outcome: unstaged })];
+    let runs =
+        |unstaged: Outcome| vec![(Mode::Original, ModeRun::Ran { outcome: base() }), (Mode::Unstaged, ModeRun::Ran { outcome: unstaged })];
     for mode in [Mode::Staged, Mode::StagedGpu] {
         let Some(ModeRun::Ran { outcome }) = taken_from_unstaged(&runs(base()), mode) else { panic!("{mode}: taken") };
         assert_eq!(outcome.taken_from.as_deref(), Some("unstaged"));
@@ -46,7 +47,8 @@ fn staged_takes_the_unstaged_outcome_only_when_the_mode_was_never_read() {
     let lost = Outcome::lost(Terminal::Diverged { limit: stagecheck::executor::Limit::TimeInNative }, 5);
     assert!(taken_from_unstaged(&runs(lost), Mode::Staged).is_none(), "a lost unstaged run");
     // The runtime's StagingError ends a staged run as a refusal, taken or run.
-    let terminal = Terminal::Raised { exc_type: "StagingError".into(), message: "no".into(), line: Some(3), traceback: vec![], refusal: true };
+    let terminal =
+        Terminal::Raised { exc_type: "StagingError".into(), message: "no".into(), line: Some(3), traceback: vec![], refusal: true };
     let staging = Outcome { terminal, ..base() };
     assert!(matches!(taken_from_unstaged(&runs(staging), Mode::Staged), Some(ModeRun::Refused { .. })));
 }
@@ -86,7 +88,11 @@ fn mutations() -> Vec<(&'static str, &'static str, Box<dyn Fn(&mut Outcome)>)> {
     vec![
         ("completed vs raised", "terminal", Box::new(|o: &mut Outcome| o.terminal = raised("ValueError", "bad", 2))),
         ("completed vs diverged", "terminal", Box::new(|o: &mut Outcome| o.terminal = Terminal::Diverged { limit: Limit::Time })),
-        ("a crash", "crash", Box::new(|o: &mut Outcome| o.terminal = Terminal::Crashed { message: "the worker process was killed by SIGSEGV".into() })),
+        (
+            "a crash",
+            "crash",
+            Box::new(|o: &mut Outcome| o.terminal = Terminal::Crashed { message: "the worker process was killed by SIGSEGV".into() }),
+        ),
         ("a stdout line", "stdout", Box::new(|o: &mut Outcome| o.stdout = "x is 3\nsum 11\n".into())),
         ("a missing last newline", "stdout", Box::new(|o: &mut Outcome| o.stdout = "x is 3\nsum 10".into())),
         ("stdout cut at its limit", "stdout", Box::new(|o: &mut Outcome| o.stdout_truncated = true)),
@@ -95,8 +101,16 @@ fn mutations() -> Vec<(&'static str, &'static str, Box<dyn Fn(&mut Outcome)>)> {
         ("an int global that became a float", "global", Box::new(|o: &mut Outcome| o.globals[0].1 = Value::Float(3.0f64.to_bits()))),
         ("a missing global", "global", Box::new(|o: &mut Outcome| drop(o.globals.pop()))),
         ("an extra global", "global", Box::new(|o: &mut Outcome| o.globals.push(("ag__x".into(), Value::None)))),
-        ("a GPU node beyond its op's tolerance", "gpu", Box::new(|o: &mut Outcome| o.gpu_mismatches.push("GPU FloorDiv -> int32 on (int32 [3], int32 [3]): element 0 differs".into()))),
-        ("shared state leaked past the restore", "leak", Box::new(|o: &mut Outcome| o.leaks.push("stagecheck.gradients._GRADCHECK rebound".into()))),
+        (
+            "a GPU node beyond its op's tolerance",
+            "gpu",
+            Box::new(|o: &mut Outcome| o.gpu_mismatches.push("GPU FloorDiv -> int32 on (int32 [3], int32 [3]): element 0 differs".into())),
+        ),
+        (
+            "shared state leaked past the restore",
+            "leak",
+            Box::new(|o: &mut Outcome| o.leaks.push("stagecheck.gradients._GRADCHECK rebound".into())),
+        ),
     ]
 }
 
@@ -179,9 +193,8 @@ fn the_first_mode_that_parts_ways_is_blamed() {
 fn intended_refusals_are_verdicts_and_other_refusals_are_findings() {
     for mode in [Mode::Staged, Mode::StagedGpu] {
         let mut runs = runs(mode, base(), base());
-        let refusal = |reason: &str| ModeRun::Refused {
-            error: RefusalInfo { line: 3, construct: "staging".into(), reason: reason.into() },
-        };
+        let refusal =
+            |reason: &str| ModeRun::Refused { error: RefusalInfo { line: 3, construct: "staging".into(), reason: reason.into() } };
         let at = runs.iter().position(|(m, _)| *m == mode).unwrap();
         runs[at].1 = refusal("'n' is a Python value that a staged while loop changes");
         assert!(matches!(verdict(&runs), Verdict::Refused { mode: m, .. } if m == mode), "{:?}", verdict(&runs));
@@ -274,10 +287,23 @@ fn two_outputs_cut_at_the_limit_compare_the_lines_both_kept() {
     let other = cut("a line\nlocal variable 'v' referenced before assignment\nthe sa");
     for mode in COMPARED {
         assert_agree(&runs(mode, original.clone(), other.clone()), "cut at two places in one line");
-        assert_agree(&runs(mode, original.clone(), cut("a line\nlocal variable 'v' referenced before assignment\n")), "cut at a line's end");
+        assert_agree(
+            &runs(mode, original.clone(), cut("a line\nlocal variable 'v' referenced before assignment\n")),
+            "cut at a line's end",
+        );
         assert_differs(&runs(mode, original.clone(), cut("a line\nanother line\nthe same li")), mode, "stdout", "a kept line differs");
         // A long line on one side only, cut, where the other printed more lines.
-        assert_differs(&runs(mode, original.clone(), cut("a line\nzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz")), mode, "stdout", "a line one side only printed");
-        assert_differs(&runs(mode, original.clone(), Outcome { stdout_truncated: false, ..original.clone() }), mode, "stdout", "cut on one side only");
+        assert_differs(
+            &runs(mode, original.clone(), cut("a line\nzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz")),
+            mode,
+            "stdout",
+            "a line one side only printed",
+        );
+        assert_differs(
+            &runs(mode, original.clone(), Outcome { stdout_truncated: false, ..original.clone() }),
+            mode,
+            "stdout",
+            "cut on one side only",
+        );
     }
 }

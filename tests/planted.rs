@@ -1,10 +1,10 @@
-//! The fuzzer finds every planted bug (issues 5 and 18): with the feature
+//! The fuzzer finds every planted bug: with the feature
 //! `planted-bugs`, `STAGECHECK_PLANT=<bug> stagecheck fuzz --jobs 1` (the
 //! default families and swarm; `--gpu` or `--oracle cpython` where the
 //! catalogue says the layer needs it) must save a finding within 60 s. Each
 //! bug runs in its own process (the bug is chosen when the interpreter is
 //! built). And each finding reduces to at most 15 lines that replay it with
-//! one command (issue 6): the fuzz run writes `reduced.py` next to the
+//! one command: the fuzz run writes `reduced.py` next to the
 //! finding's program, and the command in its header gives the finding's
 //! kind of divergence in the same mode. One test per bug of the catalogue
 //! (`stagecheck::planted::CATALOGUE`), and a test that there is one.
@@ -157,7 +157,12 @@ fn finds(name: &str) {
         let lines = common::code_lines(&reduced);
         assert!(lines <= 15, "{name}: {lines} lines:\n{reduced}");
         let replay = common::replay(&reduced_path, &[]);
-        assert_eq!(replay.status.code(), Some(1), "{name}: the replay does not diverge:\n{reduced}\n{}", String::from_utf8_lossy(&replay.stdout));
+        assert_eq!(
+            replay.status.code(),
+            Some(1),
+            "{name}: the replay does not diverge:\n{reduced}\n{}",
+            String::from_utf8_lossy(&replay.stdout)
+        );
         let json = common::replay(&reduced_path, &["--json"]);
         if mode == "gradcheck" {
             // The gradient oracle's finding: the modes agree, the check
@@ -279,7 +284,12 @@ fn time_to_find_each_planted_bug() {
             let hunt = hunt(bug, seed, "10s");
             times.push(hunt.at_seconds);
             lines.extend(hunt.findings.first().and_then(|f| reduced_lines(&f.path())));
-            println!("{} seed {seed}: {:?} s, {:?} lines", bug.name, hunt.at_seconds, hunt.findings.first().and_then(|f| reduced_lines(&f.path())));
+            println!(
+                "{} seed {seed}: {:?} s, {:?} lines",
+                bug.name,
+                hunt.at_seconds,
+                hunt.findings.first().and_then(|f| reduced_lines(&f.path()))
+            );
         }
         lines.sort_unstable();
         let median_lines = lines.get(lines.len() / 2).copied();
@@ -372,7 +382,8 @@ fn the_leak_check_names_what_a_restore_slip_leaked() {
             cmd.env("STAGECHECK_PLANT", p);
         }
         let out = cmd.output().expect("stagecheck runs");
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let doc: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
         (out.status.code(), doc)
     };
     let (code, doc) = check(None);

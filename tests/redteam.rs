@@ -1,4 +1,4 @@
-//! Red team (issue 24) through worker processes and the CLI: attacks that
+//! Red team through worker processes and the CLI: attacks that
 //! aborted the `stagecheck` process, or could if a VM-level check regressed.
 //! Each must be contained (an exception in the program, or a `diverged`
 //! run), the worker must live on, and the next run must be normal. The

@@ -5,8 +5,8 @@
 mod common;
 
 use stagecheck::executor::Config;
-use stagecheck::worker::Worker;
 use stagecheck::reduce::{literals, reduce, Reduction};
+use stagecheck::worker::Worker;
 use stagecheck_transformer::syntax::ast::visitor::{walk_expr, Visitor};
 use stagecheck_transformer::syntax::ast::{Expr, Number};
 use stagecheck_transformer::syntax::parse;
@@ -103,7 +103,7 @@ fn match_cases_are_dropped_one_at_a_time() {
 
 #[test]
 fn a_difference_in_a_literal_the_printer_would_normalise_shrinks() {
-    // Issue 16: every candidate was printed from the tree, where a lone
+    // Every candidate used to be printed from the tree, where a lone
     // surrogate is U+FFFD, so no candidate kept the difference.
     let mut source = String::from("def f(n):\n    total = 0\n");
     for i in 0..40 {
@@ -286,5 +286,8 @@ fn corpus_add_keeps_each_header_value_on_its_own_line() {
     assert_eq!(keys, ["# id", "# construct", "# modes", "# expect", "# about", "# origin", "# status"], "{entry}");
     assert!(!entry.contains('\r') && !entry.contains('\u{2028}'), "{entry:?}");
     assert!(entry.contains(r"# origin: ") && entry.contains(r"p\n# accepted: forged\r# expect: diverged.py"), "{entry}");
-    assert!(entry.contains("# id: x\\n# status: forged\n") && entry.contains("# expect: agree\n") && entry.contains("# status: fixed\n"), "{entry}");
+    assert!(
+        entry.contains("# id: x\\n# status: forged\n") && entry.contains("# expect: agree\n") && entry.contains("# status: fixed\n"),
+        "{entry}"
+    );
 }

@@ -12,8 +12,26 @@ use stagecheck::shell::{command, quote};
 fn every_word_reaches_the_command_as_itself_and_plain_ones_stay_bare() {
     let dir = common::scratch("replay", "words");
     let words = [
-        "stagecheck", "check", "--target", "tgt; touch PWNED", "it's", "$(touch PWNED)", "`touch PWNED`", "a\nb", "~", "*", "",
-        "--modes", "original,unstaged", "/tmp/a b/program.py", "x > PWNED", "é", "\\", "'", "''", "!",
+        "stagecheck",
+        "check",
+        "--target",
+        "tgt; touch PWNED",
+        "it's",
+        "$(touch PWNED)",
+        "`touch PWNED`",
+        "a\nb",
+        "~",
+        "*",
+        "",
+        "--modes",
+        "original,unstaged",
+        "/tmp/a b/program.py",
+        "x > PWNED",
+        "é",
+        "\\",
+        "'",
+        "''",
+        "!",
     ];
     let line = command(words);
     assert_eq!(common::shell_words(&dir, &line), words);

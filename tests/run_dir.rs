@@ -95,7 +95,10 @@ fn bad_findings_are_left_out_good_ones_kept_and_the_replay_command_runs_nothing(
     }
     assert!(stderr.contains("is not its own findings/<id> directory"), "{stderr}");
     assert!(out.join("findings").join(good).join("program.py").is_file(), "the good finding is copied");
-    let outside: Vec<PathBuf> = tree(&root).into_iter().filter(|p| !p.starts_with(&out) && !p.starts_with(&run) && !p.starts_with(root.join("elsewhere"))).collect();
+    let outside: Vec<PathBuf> = tree(&root)
+        .into_iter()
+        .filter(|p| !p.starts_with(&out) && !p.starts_with(&run) && !p.starts_with(root.join("elsewhere")))
+        .collect();
     assert!(outside.is_empty(), "written outside --out: {outside:?}");
     // The replay command, pasted into a shell, is `stagecheck check` with
     // the target as one argument: no second command runs.
@@ -161,7 +164,11 @@ fn the_kinds_page_makes_its_own_replay_command() {
     let dir = run.join("findings").join(id);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("program.py"), "print(1 + 1)\n").unwrap();
-    std::fs::write(dir.join("reduced.py"), "# replay: stagecheck check x.py; touch PWNED\n\ns = '''\n```\n# Not a heading\n'''\nprint(s)\n").unwrap();
+    std::fs::write(
+        dir.join("reduced.py"),
+        "# replay: stagecheck check x.py; touch PWNED\n\ns = '''\n```\n# Not a heading\n'''\nprint(s)\n",
+    )
+    .unwrap();
     let report = common::stagecheck(&["report", run.to_str().unwrap(), "--kinds"]);
     assert_eq!(report.status.code(), Some(0), "{}", common::text(&report.stderr));
     let md = std::fs::read_to_string(run.join("kinds.md")).unwrap();

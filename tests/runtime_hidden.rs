@@ -1,4 +1,4 @@
-//! The runtime is not visible to converted programs (issue 16): a converted
+//! The runtime is not visible to converted programs: a converted
 //! module binds the operators as a builtin (`ag.bind`), not a global, and
 //! the builtin is gone by the next run of the same worker.
 

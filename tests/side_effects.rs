@@ -1,4 +1,4 @@
-//! Staged side effects (issue 19): print, assert, `sc.Variable` and
+//! Staged side effects: print, assert, `sc.Variable` and
 //! `sc.py_function` run at every execution of a graph (host nodes), not once
 //! per trace. Each program must print in the staged mode what it prints in
 //! the original mode; the staged run's graph text says how often it traced.

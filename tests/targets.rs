@@ -83,19 +83,28 @@ fn a_third_party_worker_is_compared_by_the_oracle() {
     let wrong = check(&mut w, "x = 1 + 1\nprint(x)\n", "b.py", &target.modes).unwrap();
     match &wrong.verdict {
         Verdict::Diverged { mode: Mode::Unstaged, differences } => {
-            assert!(matches!(&differences[0], Difference::Stdout { original, other, .. } if original == "2" && other == "3"), "{differences:?}");
+            assert!(
+                matches!(&differences[0], Difference::Stdout { original, other, .. } if original == "2" && other == "3"),
+                "{differences:?}"
+            );
             assert!(differences.iter().any(|d| matches!(d, Difference::Global { name, .. } if name == "x")), "{differences:?}");
         }
         v => panic!("the toy's wrong conversion is a divergence, not {v:?}"),
     }
     // Its refusal is a refusal (intended: a target's own), with its reason.
     let refused = check(&mut w, "i = 0\nwhile i < 3:\n    i += 1\n", "c.py", &target.modes).unwrap();
-    assert!(matches!(&refused.verdict, Verdict::Refused { construct, reason, .. } if construct == "target" && reason.contains("while loops")), "{:?}", refused.verdict);
+    assert!(
+        matches!(&refused.verdict, Verdict::Refused { construct, reason, .. } if construct == "target" && reason.contains("while loops")),
+        "{:?}",
+        refused.verdict
+    );
     // Exceptions compare on type and message.
     let raised = check(&mut w, "d = {}\nd['k']\n", "d.py", &target.modes).unwrap();
     assert!(matches!(raised.verdict, Verdict::Agree));
     match &raised.runs[0].1 {
-        ModeRun::Ran { outcome } => assert!(matches!(&outcome.terminal, Terminal::Raised { exc_type, line: Some(2), .. } if exc_type == "KeyError")),
+        ModeRun::Ran { outcome } => {
+            assert!(matches!(&outcome.terminal, Terminal::Raised { exc_type, line: Some(2), .. } if exc_type == "KeyError"))
+        }
         r => panic!("{r:?}"),
     }
     // A syntax error in the original is bad input, as for stagecheck's own runs.
@@ -123,7 +132,11 @@ fn a_worker_that_dies_is_a_crash_and_is_replaced() {
     assert_ne!(w.pid(), Some(first), "a new worker process");
     // A crash is a finding (here the original's).
     let report = check(&mut w, "DIE = 2\n", "die2.py", &[Mode::Original, Mode::Unstaged]).unwrap();
-    assert!(matches!(&report.verdict, Verdict::Diverged { differences, .. } if matches!(differences[0], Difference::Crash { .. })), "{:?}", report.verdict);
+    assert!(
+        matches!(&report.verdict, Verdict::Diverged { differences, .. } if matches!(differences[0], Difference::Crash { .. })),
+        "{:?}",
+        report.verdict
+    );
 }
 
 #[test]
@@ -135,7 +148,11 @@ fn a_worker_that_hangs_is_killed_at_the_limit_and_diverges() {
     assert!(matches!(&run, ModeRun::Ran { outcome } if outcome.terminal == Terminal::Diverged { limit: Limit::Time }), "{run:?}");
     assert!(started.elapsed() < Duration::from_secs(5), "killed at the limit plus grace, not waited for");
     let first = first.expect("a worker");
-    assert!(!Path::new(&format!("/proc/{first}")).exists() || std::fs::read_to_string(format!("/proc/{first}/stat")).is_ok_and(|s| s.contains(") Z")), "the hung worker is gone");
+    assert!(
+        !Path::new(&format!("/proc/{first}")).exists()
+            || std::fs::read_to_string(format!("/proc/{first}/stat")).is_ok_and(|s| s.contains(") Z")),
+        "the hung worker is gone"
+    );
     let next = run_target(&mut w, "z = 3\n", "after-hang.py", Mode::Original);
     assert!(matches!(&next, ModeRun::Ran { outcome } if outcome.terminal == Terminal::Completed), "{next:?}");
 }
@@ -146,7 +163,11 @@ fn a_worker_that_prints_garbage_is_a_crash() {
     let run = run_target(&mut w, "GARBAGE = 1\n", "garbage.py", Mode::Original);
     match run {
         ModeRun::Ran { outcome } => {
-            assert!(matches!(&outcome.terminal, Terminal::Crashed { message } if message.contains("does not parse")), "{:?}", outcome.terminal)
+            assert!(
+                matches!(&outcome.terminal, Terminal::Crashed { message } if message.contains("does not parse")),
+                "{:?}",
+                outcome.terminal
+            )
         }
         r => panic!("{r:?}"),
     }
@@ -162,7 +183,8 @@ fn a_worker_that_prints_garbage_is_a_crash() {
 #[test]
 fn reduce_ends_within_its_time_budget() {
     let slow = worker_script("slow-toy", &TOY.replacen("    if \"DIE\"", "    time.sleep(0.7)\n    if \"DIE\"", 1));
-    let source = "def f(a, b):\n    x = a + b\n    return x * 2\n\n\nz = [f(i, i) for i in range(3)]\nprint(z)\nprint(1 + 1)\nw = 5\nprint(w)\n";
+    let source =
+        "def f(a, b):\n    x = a + b\n    return x * 2\n\n\nz = [f(i, i) for i in range(3)]\nprint(z)\nprint(1 + 1)\nw = 5\nprint(w)\n";
     let program = common::program("targets", "slow-finding.py", source);
     let started = std::time::Instant::now();
     let out = stagecheck(&["reduce", program.to_str().unwrap(), "--target", slow.to_str().unwrap(), "--time", "3s", "--time-limit", "5"]);
@@ -177,7 +199,11 @@ fn bad_targets_are_refused_with_a_clear_message_and_exit_2() {
     let prog = common::program("targets", "plain.py", "x = 1\n");
     let out = stagecheck(&["check", "--target", "no-such-target", prog.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("unknown target \"no-such-target\"") && text(&out.stderr).contains("autograph"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("unknown target \"no-such-target\"") && text(&out.stderr).contains("autograph"),
+        "{}",
+        text(&out.stderr)
+    );
     // A worker whose ready has no mode to compare.
     let lazy = worker_script("lazy", "serve({'name': 'lazy', 'version': '0', 'modes': ['original']}, lambda r, l: {})\n");
     let out = stagecheck(&["check", "--target", lazy.to_str().unwrap(), prog.to_str().unwrap()]);
@@ -208,7 +234,10 @@ fn autograph_bugs_diverge_and_its_refusals_are_refusals() {
     // A global assigned in a loop and not read after it is lost.
     let global = "g = 0\ndef f():\n    global g\n    for i in range(3):\n        g = i\nf()\n";
     let v = verdict(&mut w, "global.py", global);
-    assert!(matches!(&v, Verdict::Diverged { differences, .. } if matches!(&differences[0], Difference::Global { name, .. } if name == "g")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Diverged { differences, .. } if matches!(&differences[0], Difference::Global { name, .. } if name == "g")),
+        "{v:?}"
+    );
     // del of an unbound local succeeds.
     let del = "def f():\n    del x\n    x = 1\nf()\n";
     let v = verdict(&mut w, "del.py", del);
@@ -220,7 +249,10 @@ fn autograph_bugs_diverge_and_its_refusals_are_refusals() {
     // for/else: AutoGraph's own refusal, with its reason.
     let for_else = "def f():\n    for i in range(2):\n        pass\n    else:\n        return 1\nf()\n";
     let v = verdict(&mut w, "for_else.py", for_else);
-    assert!(matches!(&v, Verdict::Refused { construct, reason, line, .. } if construct == "target" && reason.contains("for/else") && *line == 1), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Refused { construct, reason, line, .. } if construct == "target" && reason.contains("for/else") && *line == 1),
+        "{v:?}"
+    );
 }
 
 /// `fuzz --target autograph` end to end: findings saved, reduced, and replayed by their one command.
@@ -230,8 +262,22 @@ fn fuzzing_autograph_finds_reduces_and_replays() {
     let out_dir = std::env::temp_dir().join(format!("stagecheck-targets-fuzz-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out_dir);
     let out = stagecheck(&[
-        "fuzz", "--target", "autograph", "--seed", "3", "--programs", "12", "--jobs", "1", "--time", "5m",
-        "--reduce-time", "180s", "--stop-at-first", "--out", out_dir.to_str().unwrap(),
+        "fuzz",
+        "--target",
+        "autograph",
+        "--seed",
+        "3",
+        "--programs",
+        "12",
+        "--jobs",
+        "1",
+        "--time",
+        "5m",
+        "--reduce-time",
+        "180s",
+        "--stop-at-first",
+        "--out",
+        out_dir.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1), "a new finding: {}\n{}", text(&out.stdout), text(&out.stderr));
     let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out_dir.join("summary.json")).unwrap()).unwrap();
@@ -290,7 +336,7 @@ fn one_autograph_bug_is_one_kind_and_reduction_keeps_it() {
     let late_returned = "g = 4\ndef make(n):\n    out = []\n    for k in range(n):\n        out.append(lambda p: p + k * 5)\n    return out\nprint('r', [h(g) for h in make(2)])\n";
     let lost = "g = 0\ndef f():\n    global g\n    for i in range(3):\n        g = i + 7\nf()\nprint(g)\n";
     let kind = |name: &str, source: &str| -> (String, String) {
-        let file = common::program("targets-kinds", name, source.to_string());
+        let file = common::program("targets-kinds", name, source);
         let out = stagecheck(&["reduce", "--target", "autograph", "--time", "90s", file.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(0), "{}\n{}", text(&out.stdout), text(&out.stderr));
         let reduced = std::fs::read_to_string(file.with_file_name(name.replace(".py", ".reduced.py"))).unwrap();
@@ -332,7 +378,8 @@ fn tf_function_values_render_by_value() {
         other => panic!("{other:?}"),
     };
     assert_eq!(outcome.terminal, Terminal::Completed, "{outcome:?}");
-    let global = |name: &str| outcome.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {name}"));
+    let global =
+        |name: &str| outcome.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no {name}"));
     for (name, _, _) in pairs {
         let (a, b, c) = (global(&format!("{name}_a")), global(&format!("{name}_b")), global(&format!("{name}_c")));
         assert!(!matches!(a, stagecheck::executor::Value::Opaque { .. }), "{name} renders by value: {a:?}");
@@ -408,20 +455,28 @@ fn torch_compile_bugs_diverge_and_crash_and_untested_runs_are_refusals() {
         let t = stagecheck::targets::Target::resolve(name);
         assert!(t.as_ref().map_or(true, |t| t.generator.unknown().is_empty()), "{name}: rows it never supports are rows of the table");
     }
-    let mut w = Worker::for_target(&target, Config { time_limit: Duration::from_secs(20), ..Config::default() }).expect("torch-compile worker");
+    let mut w =
+        Worker::for_target(&target, Config { time_limit: Duration::from_secs(20), ..Config::default() }).expect("torch-compile worker");
     assert!(w.target_ready().unwrap().version.starts_with("PyTorch 2.15.0"), "{:?}", w.target_ready());
     let modes = &target.modes;
     let verdict = |w: &mut Worker, name: &str, source: &str| check(w, source, name, modes).unwrap().verdict;
-    let fine = "def f(n):\n    s = {}\n    for i in range(n):\n        s[i] = i * 2\n    return sorted(s.items())\nprint(f(3), f(3), f(4))\n";
+    let fine =
+        "def f(n):\n    s = {}\n    for i in range(n):\n        s[i] = i * 2\n    return sorted(s.items())\nprint(f(3), f(3), f(4))\n";
     assert!(matches!(verdict(&mut w, "fine.py", fine), Verdict::Agree), "{:?}", verdict(&mut w, "fine.py", fine));
     let format = "def f(n):\n    return format(n, '08b')\nprint(f(5))\n";
     let v = verdict(&mut w, "format.py", format);
-    assert!(matches!(&v, Verdict::Diverged { mode: Mode::Compiled, differences } if matches!(&differences[0], Difference::Stdout { other, .. } if other == "5")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Diverged { mode: Mode::Compiled, differences } if matches!(&differences[0], Difference::Stdout { other, .. } if other == "5")),
+        "{v:?}"
+    );
     // A second call with another int makes it a symbolic int, which Dynamo's
     // format cannot take: its internal error, caught by the program.
     let crash = "def f(n):\n    return format(n, '08b')\ntry:\n    print(f(5), f(6))\nexcept Exception as e:\n    print('caught', type(e).__name__)\n";
     let v = verdict(&mut w, "crash.py", crash);
-    assert!(matches!(&v, Verdict::Diverged { differences, .. } if matches!(&differences[0], Difference::ConverterCrash { message } if message.contains("InternalTorchDynamoError"))), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Diverged { differences, .. } if matches!(&differences[0], Difference::ConverterCrash { message } if message.contains("InternalTorchDynamoError"))),
+        "{v:?}"
+    );
     // Tensor programs through the sc shim: `@sc.function` is torch.compile
     // (a graph break on a tensor's value inside), and both runs agree;
     // tensors in the globals compare by value.

@@ -1,4 +1,4 @@
-//! reports/upstream/ (issue 36): one report per bug found in someone else's
+//! reports/upstream/: one report per bug found in someone else's
 //! code, in that project's issue template. Each report's reproducer (its one
 //! ```python block) is replayed here:
 //!
@@ -98,12 +98,7 @@ fn reports() -> Vec<Report> {
 fn python(python: &Path, dir: &Path, source: &str) -> Result<String, String> {
     let file = dir.join("repro.py");
     std::fs::write(&file, source).expect("write the reproducer");
-    let out = Command::new(python)
-        .arg(&file)
-        .current_dir(dir)
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .output()
-        .expect("python runs");
+    let out = Command::new(python).arg(&file).current_dir(dir).env("TF_CPP_MIN_LOG_LEVEL", "3").output().expect("python runs");
     if out.status.success() {
         Ok(text(&out.stdout))
     } else {
@@ -162,7 +157,7 @@ fn replay(report: &Report, venvs: &Venvs) -> Vec<Option<String>> {
 #[test]
 fn every_report_replays() {
     let reports = reports();
-    assert!(reports.len() >= 10, "issue 36 wants at least 10 reports; {} found", reports.len());
+    assert!(reports.len() >= 10, "at least 10 upstream reports are kept; {} found", reports.len());
     for r in &reports {
         let lines = r.reproducer.lines().count();
         assert!(lines <= 15, "{}: the reproducer has {lines} lines (at most 15)", r.name);

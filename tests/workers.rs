@@ -19,7 +19,8 @@ use std::time::Duration;
 const STACK_OVERFLOW: &str = "print('before')\n__stagecheck_overflow__()\n";
 
 /// A generator whose `finally` raises when it is collected, at teardown.
-const FINALLY_AT_TEARDOWN: &str = "def gen():\n    try:\n        yield\n    finally:\n        raise ValueError(\"in close\")\ng = gen()\nnext(g)\nprint(\"done\")\n";
+const FINALLY_AT_TEARDOWN: &str =
+    "def gen():\n    try:\n        yield\n    finally:\n        raise ValueError(\"in close\")\ng = gen()\nnext(g)\nprint(\"done\")\n";
 
 fn worker() -> Worker {
     Worker::new(Config { time_limit: Duration::from_secs(2), debug_panic: true, ..Config::default() })
@@ -142,7 +143,7 @@ fn a_deadline_ends_a_run_before_its_limit() {
 /// A value nested deeper than serde_json's default limit (128 levels) left in
 /// a global: a linked list of 60 objects renders 48 levels deep (the
 /// renderer's bound), each 4 levels of JSON. Its reply parsed as "recursion
-/// limit exceeded" and the run read as a crash of its worker (issue 36); it
+/// limit exceeded" and the run read as a crash of its worker; it
 /// completes, as in CPython.
 #[test]
 fn a_deeply_nested_global_is_rendered_not_a_crash() {

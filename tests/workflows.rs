@@ -1,6 +1,5 @@
 //! The GitHub workflows pass zizmor's security review, and the nightly
-//! script refuses dispatch inputs that are not what they claim to be
-//! (issue 22).
+//! script refuses dispatch inputs that are not what they claim to be.
 //!
 //! zizmor is installed by `scripts/deps` (which `scripts/test` runs first)
 //! into a venv under the build cache; `ZIZMOR` names another binary. Without

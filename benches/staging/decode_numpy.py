@@ -1,4 +1,6 @@
-import numpy as np, time, sys
+import numpy as np
+import time
+import sys
 V, STEPS = 64, 200
 TABLE = (((np.arange(V * V) * 37) % 101).astype(np.float32) * np.float32(0.01)).reshape(V, V)
 def decode(tok):

@@ -1,6 +1,9 @@
-import os, sys, time
+import os
+import sys
+import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import numpy as np, tensorflow as tf
+import numpy as np
+import tensorflow as tf
 V, STEPS = 64, 200
 TABLE = tf.constant((((np.arange(V * V) * 37) % 101).astype(np.float32) * np.float32(0.01)).reshape(V, V))
 @tf.function

@@ -1,4 +1,6 @@
-import numpy as np, time, sys
+import numpy as np
+import time
+import sys
 N, STEPS = 1024, 4
 def chain(x, w):
     for _ in range(STEPS):

@@ -1,6 +1,9 @@
-import os, sys, time
+import os
+import sys
+import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import numpy as np, tensorflow as tf
+import numpy as np
+import tensorflow as tf
 N, STEPS = 1024, 4
 @tf.function
 def chain(x, w):

@@ -1,4 +1,6 @@
-import numpy as np, time, sys
+import numpy as np
+import time
+import sys
 T, BATCH, IN, HIDDEN = 64, 8, 16, 16
 def weights(rows, cols, k):
     return ((np.arange(rows * cols) % k).astype(np.float32) * np.float32(0.0625) - np.float32(0.1875)).reshape(rows, cols)

@@ -1,6 +1,9 @@
-import os, sys, time
+import os
+import sys
+import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import numpy as np, tensorflow as tf
+import numpy as np
+import tensorflow as tf
 T, BATCH, IN, HIDDEN = 64, 8, 16, 16
 def weights(rows, cols, k):
     return tf.constant(((np.arange(rows * cols) % k).astype(np.float32) * np.float32(0.0625) - np.float32(0.1875)).reshape(rows, cols))

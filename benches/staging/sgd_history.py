@@ -1,4 +1,4 @@
-# SGD with a Variable and a list (issue 19): sgd_variable's steps, each step's
+# SGD with a Variable and a list: sgd_variable's steps, each step's
 # mean squared error appended to a list in the staged loop (list ops of the
 # graph) and stacked after it: the loss history a training loop returns.
 import stagecheck as sc

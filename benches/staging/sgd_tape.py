@@ -1,4 +1,4 @@
-# SGD with a tape (issue 20): the sgd_variable workload with its gradients from
+# SGD with a tape: the sgd_variable workload with its gradients from
 # sc.GradientTape inside the staged training loop instead of derived by hand
 # (its NumPy port keeps the hand gradient): each step records the loss, the
 # tape's backward pass becomes graph nodes of the loop body.

@@ -1,6 +1,9 @@
-import os, sys, time
+import os
+import sys
+import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import numpy as np, tensorflow as tf
+import numpy as np
+import tensorflow as tf
 N, D, STEPS = 64, 8, 100
 X = tf.constant(((np.arange(N * D) % 13).astype(np.float32) * np.float32(0.125) - np.float32(0.75)).reshape(N, D))
 TRUE_W = tf.constant((np.arange(D).astype(np.float32) * np.float32(0.5) - np.float32(1.0)).reshape(D, 1))

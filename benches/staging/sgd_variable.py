@@ -1,4 +1,4 @@
-# SGD with its parameters in sc.Variables (issue 19): the sgd workload, each step
+# SGD with its parameters in sc.Variables: the sgd workload, each step
 # reading the variables and assigning them (host nodes of the graph) instead of
 # carrying them as loop variables.
 import stagecheck as sc

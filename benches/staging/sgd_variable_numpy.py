@@ -1,4 +1,6 @@
-import numpy as np, time, sys
+import numpy as np
+import time
+import sys
 N, D, STEPS = 64, 8, 100
 X = ((np.arange(N * D) % 13).astype(np.float32) * np.float32(0.125) - np.float32(0.75)).reshape(N, D)
 TRUE_W = (np.arange(D).astype(np.float32) * np.float32(0.5) - np.float32(1.0)).reshape(D, 1)

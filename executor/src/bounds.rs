@@ -1,4 +1,4 @@
-//! Bounds, in bytes, on what an outcome carries about a run (issue 34): a
+//! Bounds, in bytes, on what an outcome carries about a run: a
 //! program controls the size of its values, names and exception messages, and
 //! every byte of them used to reach `run --json`, `check`'s lines and the
 //! reports, in full and once per reference (a 32 MiB string in a list six
@@ -63,10 +63,7 @@ pub fn text(s: &str) -> Cow<'_, str> {
 
 /// Bytes as text: printable ASCII but `\` as is, the rest `\xNN`.
 pub fn escaped(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .map(|&b| if (32..127).contains(&b) && b != b'\\' { (b as char).to_string() } else { format!("\\x{b:02x}") })
-        .collect()
+    bytes.iter().map(|&b| if (32..127).contains(&b) && b != b'\\' { (b as char).to_string() } else { format!("\\x{b:02x}") }).collect()
 }
 
 /// A long str (lossy) as a [`Value::Long`], its addresses named as in [`text`].

@@ -2,8 +2,9 @@
 //!
 //! RustPython trusts the bytecode of a code object: an instruction the
 //! compiler never emits (`LIST_APPEND` on a bytearray, an out-of-range
-//! operand) reads and writes out of bounds, and a program that could craft
-//! one obtained arbitrary memory access and ran a shell command (issue 24).
+//! operand) reads and writes out of bounds, and in a red-team attack a
+//! program that could craft one obtained arbitrary memory access and ran a
+//! shell command.
 //! So a program cannot create, alter or swap code objects:
 //! - `code.replace(...)` and `code.__replace__(...)` raise RuntimeError;
 //! - the code type's constructor (`type(f.__code__)(...)`, `__new__`) raises;
@@ -81,23 +82,20 @@ fn original_code(func: PyObjectRef, vm: &VirtualMachine) -> PyResult {
 }
 
 fn installed(vm: &VirtualMachine) -> Installed {
-    INSTALLED.with(|i| *i.get_or_init(|| {
-        let function_type = vm.ctx.types.function_type;
-        let original = function_type
-            .attributes
-            .read()
-            .get(vm.ctx.intern_str("__code__"))
-            .cloned()
-            .expect("function.__code__ exists");
-        let refused = vm.new_function("refused", |_args: FuncArgs, vm: &VirtualMachine| -> PyResult { Err(refuse(vm)) });
-        let readonly = vm.ctx.new_static_getset(
-            "__code__",
-            function_type,
-            |func: PyObjectRef, vm: &VirtualMachine| original_code(func, vm),
-            |_func: PyObjectRef, _value: PySetterValue, vm: &VirtualMachine| -> PyResult<()> { Err(refuse(vm)) },
-        );
-        Installed { refused: leak(refused.into()), readonly: leak(readonly.into()), original: leak(original) }
-    }))
+    INSTALLED.with(|i| {
+        *i.get_or_init(|| {
+            let function_type = vm.ctx.types.function_type;
+            let original = function_type.attributes.read().get(vm.ctx.intern_str("__code__")).cloned().expect("function.__code__ exists");
+            let refused = vm.new_function("refused", |_args: FuncArgs, vm: &VirtualMachine| -> PyResult { Err(refuse(vm)) });
+            let readonly = vm.ctx.new_static_getset(
+                "__code__",
+                function_type,
+                |func: PyObjectRef, vm: &VirtualMachine| original_code(func, vm),
+                |_func: PyObjectRef, _value: PySetterValue, vm: &VirtualMachine| -> PyResult<()> { Err(refuse(vm)) },
+            );
+            Installed { refused: leak(refused.into()), readonly: leak(readonly.into()), original: leak(original) }
+        })
+    })
 }
 
 /// Makes code objects immutable and uncreatable where that is not so yet.

@@ -24,9 +24,7 @@ use crate::render::{str_of, Renderer};
 use crate::sandbox::{self, Snapshot};
 use crate::watchdog::{LimitPanic, Watchdog};
 use crate::{capture, panics};
-use rustpython_vm::{
-    builtins::PyBaseExceptionRef, AsObject, Interpreter, VirtualMachine,
-};
+use rustpython_vm::{builtins::PyBaseExceptionRef, AsObject, Interpreter, VirtualMachine};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::AtomicU8;
 use std::sync::Arc;
@@ -224,11 +222,5 @@ fn raised(vm: &VirtualMachine, exc: &PyBaseExceptionRef, path: &str) -> Terminal
     }
     let line = traceback.iter().rev().find(|f| f.file == path).map(|f| f.line);
     let refusal = exc_type == "StagingError" && crate::tensors::is_staging_error(exc);
-    Terminal::Raised {
-        refusal,
-        exc_type,
-        message: message.unwrap_or_else(|_| "<unprintable message>".into()),
-        line,
-        traceback,
-    }
+    Terminal::Raised { refusal, exc_type, message: message.unwrap_or_else(|_| "<unprintable message>".into()), line, traceback }
 }

@@ -8,7 +8,7 @@
 //! process-wide (static types are shared by all interpreters).
 //! Gradual growth is caught by the allocator's budget instead ([`crate::alloc`]).
 //!
-//! The other one-shot requests are guarded the same way (issue 24: each
+//! The other one-shot requests are guarded the same way (each
 //! aborted the process with "memory allocation failed"): `bytes(n)` (the
 //! bytes type's constructor), `bytearray(n)` (its initialiser), `a << n` and
 //! `a ** n` on ints (the number slots of int and bool), and the methods
@@ -19,23 +19,23 @@
 //! every run: the slots were seen back at their originals after an
 //! interpreter was dropped.
 //!
-//! So are, since issue 34 (the same aborts, or a 1 GB string built in
-//! native code the watchdog cannot stop), `replace`, `join` (its iterable
-//! made a list first, as CPython's `PySequence_Fast` does, so that its items
-//! can be summed), `hex`, `str.translate` and `__format__` of str, bytes,
-//! bytearray, int, bool, float and complex, and the `%` slot of str, bytes
-//! and bytearray: their sizes are [`crate::sizes`]'.
+//! So are (the third red-team pass found the same aborts, or a 1 GB string
+//! built in native code the watchdog cannot stop) `replace`, `join` (its
+//! iterable made a list first, as CPython's `PySequence_Fast` does, so that
+//! its items can be summed), `hex`, `str.translate` and `__format__` of str,
+//! bytes, bytearray, int, bool, float and complex, and the `%` slot of str,
+//! bytes and bytearray: their sizes are [`crate::sizes`]'.
 
 use crate::alloc::Budget;
 use crate::sizes;
+use crossbeam_utils::atomic::AtomicCell;
+use num_traits::{Signed, ToPrimitive};
 use rustpython_vm::{
     builtins::{PyByteArray, PyBytes, PyComplex, PyFloat, PyInt, PyList, PyStr, PyTuple, PyType, PyTypeRef},
     function::{FuncArgs, PyMethodFlags},
     protocol::{PyNumberBinaryFunc, PyNumberTernaryFunc, PySequence},
     Py, PyObject, PyObjectRef, PyResult, VirtualMachine,
 };
-use num_traits::{Signed, ToPrimitive};
-use crossbeam_utils::atomic::AtomicCell;
 use std::sync::OnceLock;
 
 type SeqRepeat = fn(PySequence<'_>, isize, &VirtualMachine) -> PyResult;
@@ -67,9 +67,7 @@ fn check_size(what: &str, size: Option<u128>, vm: &VirtualMachine) -> PyResult<(
     match size {
         Some(size) if size > Budget::remaining() as u128 => {
             Budget::memory_error_raised();
-            Err(vm.new_memory_error(format!(
-                "stagecheck: {what} would allocate {size} bytes, beyond the run's memory limit"
-            )))
+            Err(vm.new_memory_error(format!("stagecheck: {what} would allocate {size} bytes, beyond the run's memory limit")))
         }
         _ => Ok(()),
     }
@@ -105,11 +103,7 @@ fn power_size(a: &PyObject, b: &PyObject, c: &PyObject, vm: &VirtualMachine) -> 
 
 /// `a * b` where one side is the sequence and the other an int.
 fn check_binary(a: &PyObject, b: &PyObject, vm: &VirtualMachine) -> PyResult<()> {
-    let count = |x: &PyObject| {
-        x.downcast_ref::<PyInt>().map(|i| {
-            i.as_bigint().to_i128().unwrap_or(i128::MAX)
-        })
-    };
+    let count = |x: &PyObject| x.downcast_ref::<PyInt>().map(|i| i.as_bigint().to_i128().unwrap_or(i128::MAX));
     if let Some(n) = count(b) {
         check(a, n, vm)?;
     }

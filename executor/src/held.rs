@@ -91,8 +91,7 @@ impl Items {
     /// Puts the build's items back where a run changed them.
     pub(crate) fn restore(&self, vm: &VirtualMachine) {
         let now = items_of(&self.container);
-        let unchanged = now.len() == self.items.len()
-            && now.iter().zip(&self.items).all(|((k, v), (k0, v0))| k.is(k0) && same(v, v0));
+        let unchanged = now.len() == self.items.len() && now.iter().zip(&self.items).all(|((k, v), (k0, v0))| k.is(k0) && same(v, v0));
         if unchanged {
             return;
         }

@@ -3,7 +3,7 @@
 //! native stack overflow.
 //!
 //! RustPython's parser recurses once per nested bracket: `eval('(' * 200000 +
-//! ')' * 200000)` overflowed the worker's stack and aborted it (issue 24).
+//! ')' * 200000)` overflowed the worker's stack and aborted it.
 //! CPython's tokenizer refuses more than 200 nested brackets ("too many
 //! nested parentheses") and 100 indentation levels ("too many levels of
 //! indentation"); [`check`] applies the same limits to the source text before
@@ -244,9 +244,34 @@ impl Expression {
 fn is_keyword(word: &[u8]) -> bool {
     matches!(
         word,
-        b"and" | b"as" | b"assert" | b"async" | b"break" | b"class" | b"continue" | b"def" | b"del" | b"elif"
-            | b"except" | b"finally" | b"for" | b"from" | b"global" | b"if" | b"import" | b"in" | b"is"
-            | b"nonlocal" | b"or" | b"pass" | b"raise" | b"return" | b"try" | b"while" | b"with" | b"yield"
+        b"and"
+            | b"as"
+            | b"assert"
+            | b"async"
+            | b"break"
+            | b"class"
+            | b"continue"
+            | b"def"
+            | b"del"
+            | b"elif"
+            | b"except"
+            | b"finally"
+            | b"for"
+            | b"from"
+            | b"global"
+            | b"if"
+            | b"import"
+            | b"in"
+            | b"is"
+            | b"nonlocal"
+            | b"or"
+            | b"pass"
+            | b"raise"
+            | b"return"
+            | b"try"
+            | b"while"
+            | b"with"
+            | b"yield"
     )
 }
 
@@ -498,7 +523,8 @@ mod tests {
     /// CPython 3.11's thresholds, measured with `compile(source, "s", "eval")`.
     #[test]
     fn the_parser_depth_of_prefix_and_right_recursive_runs() {
-        for (token, memory_error_at) in [("-", 5976), ("not ", 5976), ("~", 5976), ("2**", 2988), ("lambda:", 2988), ("1 if 1 else ", 5976)] {
+        for (token, memory_error_at) in [("-", 5976), ("not ", 5976), ("~", 5976), ("2**", 2988), ("lambda:", 2988), ("1 if 1 else ", 5976)]
+        {
             let at = |n: usize| format!("x = {}1\n", token.repeat(n));
             assert_eq!(refusal(&at(memory_error_at - 1)), None, "{token:?}");
             assert_eq!(refusal(&at(memory_error_at)), Some(Refusal::MemoryError), "{token:?}");

@@ -37,14 +37,25 @@ fn probe(what: &str, arg: &str) -> io::Result<String> {
         "signal_parent" => {
             // SAFETY: getppid and kill with signal 0 have no memory effects.
             let done = unsafe { libc::kill(libc::getppid(), 0) };
-            if done == 0 { Ok("allowed".into()) } else { Err(io::Error::last_os_error()) }
+            if done == 0 {
+                Ok("allowed".into())
+            } else {
+                Err(io::Error::last_os_error())
+            }
         }
         // An address range of `arg` GiB, reserved and released at once.
         "reserve" => {
             let bytes = arg.parse::<usize>().map_err(io::Error::other)? << 30;
             // SAFETY: a fresh private mapping, unmapped before returning.
             let at = unsafe {
-                libc::mmap(std::ptr::null_mut(), bytes, libc::PROT_NONE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0)
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    bytes,
+                    libc::PROT_NONE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                    -1,
+                    0,
+                )
             };
             if at == libc::MAP_FAILED {
                 return Err(io::Error::last_os_error());

@@ -67,10 +67,7 @@ impl Terminal {
     /// not on traceback (converted code has other frames).
     pub fn same_as(&self, other: &Terminal) -> bool {
         match (self, other) {
-            (
-                Terminal::Raised { exc_type: a, message: m, .. },
-                Terminal::Raised { exc_type: b, message: n, .. },
-            ) => a == b && m == n,
+            (Terminal::Raised { exc_type: a, message: m, .. }, Terminal::Raised { exc_type: b, message: n, .. }) => a == b && m == n,
             (a, b) => a == b,
         }
     }

@@ -21,10 +21,7 @@ pub fn install_hook() {
                 return;
             }
             if IN_RUN.with(Cell::get) {
-                let location = info
-                    .location()
-                    .map(|l| format!(" at {}:{}", l.file(), l.line()))
-                    .unwrap_or_default();
+                let location = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
                 let message = format!("{}{location}", payload_text(info.payload()));
                 LAST.with(|l| *l.borrow_mut() = Some(message));
                 return;

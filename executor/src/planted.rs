@@ -1,7 +1,7 @@
 //! Planted bugs (feature `planted-bugs`, for tests of the fuzzer only):
 //! deliberately wrong runtime operators (`stagecheck.ag`), staging runtime
 //! (`stagecheck.staging`) and rendering, chosen by `STAGECHECK_PLANT`, that
-//! the fuzz loop must find (issues 5 and 18). Each is described in the
+//! the fuzz loop must find. Each is described in the
 //! catalogue, `stagecheck::planted::CATALOGUE`. The converter's planted bugs
 //! are in `stagecheck_transformer::planted`, the graph executor's in
 //! `stagecheck_graph::planted`. Never compiled into a normal build: without
@@ -63,7 +63,7 @@ pub const SLIPS: &[Slip] = &[
         new: "outs = list(extra) + [init[i] for i in slots]",
     },
     Slip {
-        // Trace guards on globals and builtins check nothing (issue 23): a
+        // Trace guards on globals and builtins check nothing: a
         // staged function reading a global rebound between calls reuses
         // its stale trace.
         name: "guards_skip_globals",
@@ -136,10 +136,8 @@ pub fn slipped_definition(slip: &Slip, source: &str) -> Result<String, String> {
     let lines: Vec<&str> = source.lines().collect();
     let start = lines.iter().position(|l| l.starts_with(&header)).ok_or(format!("{}: no `{header}` in {}", slip.name, slip.module))?;
     let body_indent = format!("{indent} ");
-    let end = lines[start + 1..]
-        .iter()
-        .position(|l| !l.trim().is_empty() && !l.starts_with(&body_indent))
-        .map_or(lines.len(), |n| start + 1 + n);
+    let end =
+        lines[start + 1..].iter().position(|l| !l.trim().is_empty() && !l.starts_with(&body_indent)).map_or(lines.len(), |n| start + 1 + n);
     let block: Vec<&str> = lines[start..end].iter().map(|l| l.get(indent.len()..).unwrap_or("")).collect();
     let block = block.join("\n") + "\n";
     let old = dedent(slip.old, indent.len());
@@ -200,9 +198,8 @@ pub fn install(vm: &rustpython_vm::VirtualMachine) {
         set("modules", crate::sandbox::sys_modules(vm).expect("sys.modules is a dict").into());
         REBIND
     } else if let Some((_, source)) = RUNTIME.iter().find(|(n, _)| *n == name) {
-        let module = |m: &str| {
-            crate::sandbox::sys_modules(vm).and_then(|d| d.get_item_opt(m, vm).ok().flatten()).expect("the runtime is installed")
-        };
+        let module =
+            |m: &str| crate::sandbox::sys_modules(vm).and_then(|d| d.get_item_opt(m, vm).ok().flatten()).expect("the runtime is installed");
         set("ag", module("stagecheck.ag"));
         set("abort", vm.new_function("abort", || -> () { std::process::abort() }).into());
         source

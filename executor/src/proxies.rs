@@ -36,10 +36,32 @@ use std::sync::atomic::Ordering;
 
 /// `sys`: constants, structs of read-only facts, and functions that read.
 pub const SYS: &[&str] = &[
-    "maxsize", "maxunicode", "byteorder", "version", "version_info", "hexversion", "api_version",
-    "float_info", "int_info", "hash_info", "float_repr_style", "flags", "getrecursionlimit",
-    "getdefaultencoding", "getfilesystemencoding", "getsizeof", "getrefcount", "intern", "exc_info",
-    "exception", "get_int_max_str_digits", "stdout", "stderr", "__stdout__", "__stderr__", "stdin",
+    "maxsize",
+    "maxunicode",
+    "byteorder",
+    "version",
+    "version_info",
+    "hexversion",
+    "api_version",
+    "float_info",
+    "int_info",
+    "hash_info",
+    "float_repr_style",
+    "flags",
+    "getrecursionlimit",
+    "getdefaultencoding",
+    "getfilesystemencoding",
+    "getsizeof",
+    "getrefcount",
+    "intern",
+    "exc_info",
+    "exception",
+    "get_int_max_str_digits",
+    "stdout",
+    "stderr",
+    "__stdout__",
+    "__stderr__",
+    "stdin",
 ];
 /// `_imp`: questions only; nothing that creates or executes a module.
 pub const IMP: &[&str] = &["is_builtin", "is_frozen"];
@@ -62,10 +84,8 @@ fn excepthook(_type: PyObjectRef, value: PyObjectRef, _traceback: PyObjectRef, v
 /// Names removed from modules a program reaches: codec registration would
 /// outlive the run (the VM's codec registry is not per run), so a search
 /// function of one run would run in the next.
-pub const REMOVED: &[(&str, &[&str])] = &[
-    ("codecs", &["register", "register_error", "unregister"]),
-    ("_codecs", &["register", "register_error", "unregister"]),
-];
+pub const REMOVED: &[(&str, &[&str])] =
+    &[("codecs", &["register", "register_error", "unregister"]), ("_codecs", &["register", "register_error", "unregister"])];
 
 /// Replaces the reachable `sys`, `_imp`, `_thread` and `_warnings` with
 /// stand-ins and marks the interpreter finalizing. Returns the stand-ins'

@@ -12,15 +12,15 @@
 use crate::bounds::{self, INT_BITS, INT_DIGITS, LONG};
 use crate::value::Value;
 use num_traits::Signed;
-use std::collections::HashMap;
 use rustpython_vm::{
     builtins::{
-        PyByteArray, PyBytes, PyComplex, PyDict, PyFloat, PyFrozenSet, PyFunction, PyInt, PyList,
-        PyModule, PyRange, PySet, PyStr, PyTuple, PyType,
+        PyByteArray, PyBytes, PyComplex, PyDict, PyFloat, PyFrozenSet, PyFunction, PyInt, PyList, PyModule, PyRange, PySet, PyStr, PyTuple,
+        PyType,
     },
     types::PyTypeFlags,
     AsObject, PyObject, PyObjectRef, VirtualMachine,
 };
+use std::collections::HashMap;
 
 /// Containers deeper than this render as [`Value::Truncated`].
 pub const MAX_DEPTH: usize = 48;
@@ -91,7 +91,8 @@ impl<'vm> Renderer<'vm> {
         }
         // An instance of a user-defined class.
         let mut attrs: Vec<(String, Value)> = match obj.dict() {
-            Some(dict) => self.render_pairs(dict.items_vec(), |_, k| Value::Str(str_of(k)))
+            Some(dict) => self
+                .render_pairs(dict.items_vec(), |_, k| Value::Str(str_of(k)))
                 .into_iter()
                 .map(|(k, v)| (if let Value::Str(k) = k { k } else { "...".into() }, v))
                 .collect(),
@@ -100,11 +101,7 @@ impl<'vm> Renderer<'vm> {
         if !crate::planted::active("render_attrs_unsorted") {
             attrs.sort_by(|a, b| a.0.cmp(&b.0));
         }
-        Value::Instance {
-            class: str_of(&class.__qualname__(vm)),
-            attrs,
-            base: builtin.map(Box::new),
-        }
+        Value::Instance { class: str_of(&class.__qualname__(vm)), attrs, base: builtin.map(Box::new) }
     }
 
     /// The builtin value an object carries, for builtin types and their subclasses.

@@ -38,10 +38,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("stagecheck.ag.dispatch", include_str!("../runtime/stagecheck/ag/dispatch.py")),
     ("stagecheck.ag.variables", include_str!("../runtime/stagecheck/ag/variables.py")),
     ("stagecheck.ag.control_flow", include_str!("../runtime/stagecheck/ag/control_flow.py")),
-    (
-        "stagecheck.ag.conditional_expressions",
-        include_str!("../runtime/stagecheck/ag/conditional_expressions.py"),
-    ),
+    ("stagecheck.ag.conditional_expressions", include_str!("../runtime/stagecheck/ag/conditional_expressions.py")),
     ("stagecheck.ag.logical", include_str!("../runtime/stagecheck/ag/logical.py")),
     ("stagecheck.ag.exceptions", include_str!("../runtime/stagecheck/ag/exceptions.py")),
     ("stagecheck.ag.call_trees", include_str!("../runtime/stagecheck/ag/call_trees.py")),
@@ -77,7 +74,11 @@ pub fn is_package(name: &str) -> bool {
 /// The source's path under `executor/runtime/`: `stagecheck/ag/__init__.py`.
 pub fn relative_path(name: &str) -> String {
     let path = name.replace('.', "/");
-    if is_package(name) { format!("{path}/__init__.py") } else { format!("{path}.py") }
+    if is_package(name) {
+        format!("{path}/__init__.py")
+    } else {
+        format!("{path}.py")
+    }
 }
 
 /// The file name `name`'s frames show in tracebacks, never a program's.
@@ -156,23 +157,22 @@ fn set(vm: &VirtualMachine, dict: &PyDictRef, key: &str, value: PyObjectRef) {
 /// `stagecheck`), a non-empty one the named module itself.
 pub(crate) fn import(vm: &VirtualMachine, name: &str, fromlist: Option<PyObjectRef>) -> PyResult {
     let lookup = |name: &str| {
-        crate::sandbox::sys_modules(vm)
-            .and_then(|modules| modules.get_item_opt(name, vm).ok().flatten())
-            .ok_or_else(|| {
-                let exc = vm.new_exception_msg(
-                    vm.ctx.exceptions.module_not_found_error.to_owned(),
-                    format!("No module named '{name}'").into(),
-                );
-                let _ = exc.as_object().set_attr("name", vm.ctx.new_str(name), vm);
-                exc
-            })
+        crate::sandbox::sys_modules(vm).and_then(|modules| modules.get_item_opt(name, vm).ok().flatten()).ok_or_else(|| {
+            let exc = vm.new_exception_msg(vm.ctx.exceptions.module_not_found_error.to_owned(), format!("No module named '{name}'").into());
+            let _ = exc.as_object().set_attr("name", vm.ctx.new_str(name), vm);
+            exc
+        })
     };
     let module = lookup(name)?;
     let wants_module = match fromlist {
         Some(list) => list.try_to_bool(vm)?,
         None => false,
     };
-    if wants_module { Ok(module) } else { lookup(PACKAGE) }
+    if wants_module {
+        Ok(module)
+    } else {
+        lookup(PACKAGE)
+    }
 }
 
 #[cfg(test)]
@@ -204,8 +204,7 @@ mod tests {
             assert!(table.contains(file), "executor/runtime/{file} is not in runtime::MODULES");
         }
         for (name, source) in MODULES {
-            let on_disk = std::fs::read_to_string(root.join(relative_path(name)))
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let on_disk = std::fs::read_to_string(root.join(relative_path(name))).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(*source, on_disk, "{name} includes another file than {}", relative_path(name));
         }
     }

@@ -39,8 +39,9 @@
 
 use crate::capture;
 use rustpython_vm::{
-    builtins::{PyDict, PyDictRef, PyFunction, PyList, PySet, PyStr, PyStrInterned, PyType, PyTypeRef}, signal::UserSignalSender, AsObject,
-    Interpreter, PyObjectRef, PyRef, PyResult, Settings, VirtualMachine,
+    builtins::{PyDict, PyDictRef, PyFunction, PyList, PySet, PyStr, PyStrInterned, PyType, PyTypeRef},
+    signal::UserSignalSender,
+    AsObject, Interpreter, PyObjectRef, PyRef, PyResult, Settings, VirtualMachine,
 };
 use std::cell::RefCell;
 
@@ -48,8 +49,7 @@ use std::cell::RefCell;
 pub const DEFAULT_ALLOWED: &[&str] = &["math"];
 
 /// Builtins a program does not get.
-const REMOVED_BUILTINS: &[&str] =
-    &["open", "input", "breakpoint", "help", "exit", "quit", "copyright", "credits", "license"];
+const REMOVED_BUILTINS: &[&str] = &["open", "input", "breakpoint", "help", "exit", "quit", "copyright", "credits", "license"];
 
 thread_local! {
     static ALLOWED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
@@ -239,9 +239,12 @@ impl FunctionState {
 type Attributes = Vec<(&'static PyStrInterned, PyObjectRef)>;
 
 /// Builds a sandboxed interpreter and the sender its watchdog interrupts it through.
-pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool, debug_os_probe: bool)
-    -> (Interpreter, UserSignalSender, Snapshot)
-{
+pub fn build(
+    allowed: &[String],
+    recursion_limit: usize,
+    debug_panic: bool,
+    debug_os_probe: bool,
+) -> (Interpreter, UserSignalSender, Snapshot) {
     ALLOWED.with(|a| *a.borrow_mut() = allowed.to_vec());
     let mut settings = Settings::default();
     settings.hash_seed = Some(0);
@@ -250,18 +253,13 @@ pub fn build(allowed: &[String], recursion_limit: usize, debug_panic: bool, debu
     settings.isolated = true;
     let (tx, rx) = rustpython_vm::signal::user_signal_channel();
     let builder = Interpreter::builder(settings);
-    let mut defs: Vec<_> = rustpython_stdlib::stdlib_module_defs(&builder.ctx)
-        .into_iter()
-        .filter(|d| allowed.iter().any(|a| a == d.name.as_str()))
-        .collect();
+    let mut defs: Vec<_> =
+        rustpython_stdlib::stdlib_module_defs(&builder.ctx).into_iter().filter(|d| allowed.iter().any(|a| a == d.name.as_str())).collect();
     defs.push(capture::_stagecheck_io::module_def(&builder.ctx));
     defs.push(_stagecheck_sandbox::module_def(&builder.ctx));
     defs.push(crate::tensors::module::_stagecheck_tensor::module_def(&builder.ctx));
     defs.push(crate::operators::_stagecheck_ag::module_def(&builder.ctx));
-    let interp = builder
-        .add_native_modules(&defs)
-        .init_hook(move |vm| vm.set_user_signal_channel(rx))
-        .build();
+    let interp = builder.add_native_modules(&defs).init_hook(move |vm| vm.set_user_signal_channel(rx)).build();
     let snapshot = interp.enter(|vm| {
         confine(vm, recursion_limit, debug_panic).expect("sandbox setup cannot fail");
         crate::runtime::install(vm);
@@ -443,7 +441,12 @@ impl Snapshot {
             if now.classes[i] != self.fingerprint.classes[i] {
                 let label = format!("{}.{}", class_module(class, vm), crate::render::str_of(&class.__qualname__(vm)));
                 let now_attributes: Attributes = class.attributes.read().iter().map(|(k, v)| (*k, v.clone())).collect();
-                leaks.extend(differences(&now_attributes, attributes, |a, b| std::ptr::eq(*a, *b), |k| format!("{label}.{}", k.to_string_lossy())));
+                leaks.extend(differences(
+                    &now_attributes,
+                    attributes,
+                    |a, b| std::ptr::eq(*a, *b),
+                    |k| format!("{label}.{}", k.to_string_lossy()),
+                ));
             }
         }
         for (i, f) in self.functions.iter().enumerate() {
@@ -494,8 +497,7 @@ impl Snapshot {
             function.restore(vm);
         }
         for (class, attributes) in &self.classes {
-            let unchanged =
-                same_objects(class.attributes.read().iter(), attributes, |(k, v), (k0, v0)| std::ptr::eq(*k, *k0) && v.is(v0));
+            let unchanged = same_objects(class.attributes.read().iter(), attributes, |(k, v), (k0, v0)| std::ptr::eq(*k, *k0) && v.is(v0));
             if !unchanged {
                 let mut now = class.attributes.write();
                 now.clear();
@@ -530,7 +532,12 @@ fn dict_leaks(label: &str, now: &[(PyObjectRef, PyObjectRef)], then: &[(PyObject
 
 /// The keys of `then` deleted or rebound in `now` and the keys `now` added,
 /// named by `name`.
-fn differences<K>(now: &[(K, PyObjectRef)], then: &[(K, PyObjectRef)], same: impl Fn(&K, &K) -> bool, name: impl Fn(&K) -> String) -> Vec<String> {
+fn differences<K>(
+    now: &[(K, PyObjectRef)],
+    then: &[(K, PyObjectRef)],
+    same: impl Fn(&K, &K) -> bool,
+    name: impl Fn(&K) -> String,
+) -> Vec<String> {
     let mut out = Vec::new();
     for (k0, v0) in then {
         match now.iter().find(|(k, _)| same(k, k0)) {
@@ -550,7 +557,9 @@ fn differences<K>(now: &[(K, PyObjectRef)], then: &[(K, PyObjectRef)], same: imp
 /// Puts back `items` in `dict` unless it holds them already.
 fn restore_dict(dict: &PyDictRef, items: &[(PyObjectRef, PyObjectRef)], vm: &VirtualMachine) {
     let now = dict.items_vec();
-    if !same_objects(now.iter(), items, |(k, v), (k0, v0)| k.is(k0) && (crate::planted::active_once("restore_compares_keys_only") || v.is(v0))) {
+    if !same_objects(now.iter(), items, |(k, v), (k0, v0)| {
+        k.is(k0) && (crate::planted::active_once("restore_compares_keys_only") || v.is(v0))
+    }) {
         dict.clear();
         for (k, v) in items {
             let _ = dict.set_item(&**k, v.clone(), vm);
@@ -566,9 +575,7 @@ fn same_objects<A, B>(now: impl ExactSizeIterator<Item = A>, then: &[B], same: i
 
 #[rustpython_vm::pymodule]
 pub(crate) mod _stagecheck_sandbox {
-    use rustpython_vm::{
-        builtins::PyStrRef, function::OptionalArg, PyObjectRef, PyResult, VirtualMachine,
-    };
+    use rustpython_vm::{builtins::PyStrRef, function::OptionalArg, PyObjectRef, PyResult, VirtualMachine};
 
     /// The only importer: the runtime and allow-listed native modules, nothing else.
     #[pyfunction]
@@ -583,20 +590,14 @@ pub(crate) mod _stagecheck_sandbox {
         let name_str = name.to_string_lossy();
         let allowed = super::ALLOWED.with(|a| a.borrow().iter().any(|m| *m == *name_str));
         if level.unwrap_or(0) != 0 {
-            return Err(vm.new_import_error(
-                "stagecheck sandbox: relative imports are not allowed",
-                name,
-            ));
+            return Err(vm.new_import_error("stagecheck sandbox: relative imports are not allowed", name));
         }
         if crate::runtime::owns(&name_str) {
             return crate::runtime::import(vm, &name_str, fromlist.into_option());
         }
         if !allowed && *name_str != *crate::tensors::module::NAME && *name_str != *crate::operators::NAME {
             let list = super::ALLOWED.with(|a| a.borrow().join(", "));
-            return Err(vm.new_import_error(
-                format!("stagecheck sandbox: import of '{name_str}' is not allowed (allowed: {list})"),
-                name,
-            ));
+            return Err(vm.new_import_error(format!("stagecheck sandbox: import of '{name_str}' is not allowed (allowed: {list})"), name));
         }
         rustpython_vm::import::import_builtin(vm, &name_str)
     }

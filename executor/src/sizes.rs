@@ -1,5 +1,5 @@
 //! The sizes, in bytes, of what the text methods [`crate::guards`] wraps
-//! would build, computed before they build it (issue 34: each aborted the
+//! would build, computed before they build it (each aborted the
 //! worker, "memory allocation of 2147483648 bytes failed", or sat in native
 //! code): `replace`, `join`, `translate` (a dict table), `hex`, the
 //! `%`-format and the widths and precisions of format specs (`__format__`,
@@ -12,13 +12,13 @@
 //! compare with a key the program put there only on a hash collision, as the
 //! original's own lookups do).
 
+use num_traits::{Signed, ToPrimitive};
 use rustpython_vm::{
     builtins::{PyByteArray, PyBytes, PyDict, PyInt, PyStr, PyTuple},
     convert::TryFromBorrowedObject,
     protocol::PyBuffer,
     PyObject, PyObjectRef, VirtualMachine,
 };
-use num_traits::{Signed, ToPrimitive};
 
 /// `f` of the bytes of a str (WTF-8), bytes or bytearray and its length in
 /// units (characters of a str, else bytes); not copied.
@@ -112,7 +112,13 @@ pub fn hexed(b: &PyObject, sep: Option<&PyObjectRef>, vm: &VirtualMachine) -> Op
 pub fn spec_size(spec: &PyObject, keep_precision: bool) -> Option<u128> {
     let spec: Vec<char> = spec.downcast_ref::<PyStr>()?.to_string_lossy().chars().collect();
     let align = |c: Option<&char>| c.is_some_and(|c| "<>=^".contains(*c));
-    let mut i = if align(spec.get(1)) { 2 } else if align(spec.first()) { 1 } else { 0 };
+    let mut i = if align(spec.get(1)) {
+        2
+    } else if align(spec.first()) {
+        1
+    } else {
+        0
+    };
     while spec.get(i).is_some_and(|c| "+- z#0".contains(*c)) {
         i += 1;
     }

@@ -35,9 +35,15 @@ pub enum Value {
     FrozenSet(Vec<Value>),
     /// `range(start, stop, step)`.
     Range(Box<(Value, Value, Value)>),
-    Function { qualname: String },
-    Class { qualname: String },
-    Module { name: String },
+    Function {
+        qualname: String,
+    },
+    Class {
+        qualname: String,
+    },
+    Module {
+        name: String,
+    },
     /// An instance of a user class: its class's qualified name, its attributes
     /// sorted by name, and, for subclasses of builtin containers and scalars,
     /// the builtin value it carries.
@@ -52,15 +58,26 @@ pub enum Value {
     /// Rendering stopped here (nesting or size budget exhausted).
     Truncated,
     /// Any other object, by type name only (its repr may hold an address).
-    Opaque { type_name: String },
+    Opaque {
+        type_name: String,
+    },
     /// An `sc.Tensor`: dtype, shape and elements (nested lists of `Bool`,
     /// `Int` or `Float` bits: float32 elements widened exactly).
-    Tensor { dtype: String, shape: Vec<usize>, values: Box<Value> },
+    Tensor {
+        dtype: String,
+        shape: Vec<usize>,
+        values: Box<Value>,
+    },
     /// A str, bytes, bytearray (`of`) or int too long to render whole
     /// ([`crate::bounds`]): its length (characters, bytes; an int's bit
     /// length), its head (first characters, bytes escaped; an int's sign)
     /// and the SHA-256 of all of it, so that long values compare as wholes.
-    Long { of: String, len: u64, head: String, sha256: String },
+    Long {
+        of: String,
+        len: u64,
+        head: String,
+        sha256: String,
+    },
 }
 
 /// Python's `repr` of a float, which round-trips and is what users read.
@@ -68,7 +85,11 @@ pub fn float_repr(x: f64) -> String {
     if x.is_nan() {
         "nan".into()
     } else if x.is_infinite() {
-        if x > 0.0 { "inf".into() } else { "-inf".into() }
+        if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
     } else if x == x.trunc() && x.abs() < 1e16 {
         format!("{x:.1}")
     } else {
@@ -105,12 +126,7 @@ impl fmt::Display for Value {
             Value::Bool(b) => f.write_str(if *b { "True" } else { "False" }),
             Value::Int(s) => f.write_str(s),
             Value::Float(bits) => f.write_str(&float_repr(f64::from_bits(*bits))),
-            Value::Complex(re, im) => write!(
-                f,
-                "({}+{}j)",
-                float_repr(f64::from_bits(*re)),
-                float_repr(f64::from_bits(*im))
-            ),
+            Value::Complex(re, im) => write!(f, "({}+{}j)", float_repr(f64::from_bits(*re)), float_repr(f64::from_bits(*im))),
             Value::Str(s) => write!(f, "{s:?}"),
             Value::Bytes(b) => write!(f, "b{:?}", String::from_utf8_lossy(b)),
             Value::ByteArray(b) => write!(f, "bytearray(b{:?})", String::from_utf8_lossy(b)),

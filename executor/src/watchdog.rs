@@ -153,10 +153,7 @@ fn watch(shared: &Arc<Shared>, sender: &UserSignalSender, memory_limit: usize) {
                 }
                 Action::MemoryError => {
                     crate::alloc::Budget::memory_error_raised();
-                    Err(vm.new_memory_error(format!(
-                        "stagecheck: run exceeded its memory limit of {} MiB",
-                        memory_limit >> 20
-                    )))
+                    Err(vm.new_memory_error(format!("stagecheck: run exceeded its memory limit of {} MiB", memory_limit >> 20)))
                 }
             }
         }));

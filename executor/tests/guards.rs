@@ -29,7 +29,7 @@ fn retraces(graph: &str) -> usize {
 
 #[test]
 fn a_global_read_through_a_staged_callee_is_guarded() {
-    // The fuzz finding of issue 23.
+    // Found by the fuzz loop.
     let g = agree(include_str!("../../corpus/staged/guards/001_global_through_staged_callee.py"));
     // Both retrace: the outer's call node named the inner's stale trace.
     assert_eq!(retraces(&g), 2, "{g}");

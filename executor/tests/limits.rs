@@ -37,7 +37,8 @@ fn infinite_loop_diverges_within_the_limit_plus_one_second() {
 #[test]
 fn a_loop_that_catches_everything_still_diverges() {
     let mut worker = Worker::new(config(300));
-    let src = "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n    finally:\n        pass";
+    let src =
+        "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n    finally:\n        pass";
     let out = worker.run(src, "<stubborn>").unwrap();
     assert_eq!(out.terminal, Terminal::Diverged { limit: Limit::Time });
     still_alive(&mut worker);

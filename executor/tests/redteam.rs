@@ -1,4 +1,4 @@
-//! Red team (issue 24): attacks on the VM sandbox, tried as an attacker
+//! Red team: attacks on the VM sandbox, tried as an attacker
 //! would. Each must be contained inside the program (an exception it sees,
 //! or a `diverged` run), reach no host file or command, and leave the same
 //! worker running the next program normally. Attacks that could abort the
@@ -175,10 +175,28 @@ fn no_host_file_is_read_for_a_traceback() {
 fn sys_and_imp_reached_through_globals_hold_an_allow_list() {
     let mut w = Worker::new(Config::default());
     for name in [
-        "_baserepl", "monitoring", "settrace", "setprofile", "excepthook", "__excepthook__",
-        "unraisablehook", "modules", "_getframe", "setrecursionlimit", "meta_path", "path_hooks",
-        "addaudithook", "call_tracing", "_current_frames", "breakpointhook", "displayhook", "exit",
-        "set_asyncgen_hooks", "setswitchinterval", "set_int_max_str_digits", "_clear_type_descriptors",
+        "_baserepl",
+        "monitoring",
+        "settrace",
+        "setprofile",
+        "excepthook",
+        "__excepthook__",
+        "unraisablehook",
+        "modules",
+        "_getframe",
+        "setrecursionlimit",
+        "meta_path",
+        "path_hooks",
+        "addaudithook",
+        "call_tracing",
+        "_current_frames",
+        "breakpointhook",
+        "displayhook",
+        "exit",
+        "set_asyncgen_hooks",
+        "setswitchinterval",
+        "set_int_max_str_digits",
+        "_clear_type_descriptors",
     ] {
         let out = run(&mut w, &format!("{FROZEN_GLOBALS}G['sys'].{name}\n"));
         assert_raised(&out, "AttributeError", name);
@@ -218,19 +236,39 @@ fn threads_cannot_be_started() {
 // ---- 3. one-shot allocations beyond the budget ----------------------------
 
 /// Each aborted the process ("memory allocation failed") or ran native code
-/// to gigabytes at a 512 MiB limit (issue 24): now a MemoryError before
+/// to gigabytes at a 512 MiB limit: now a MemoryError before
 /// allocating, which the program may catch, and the worker lives on.
 #[test]
 fn one_shot_allocations_beyond_the_budget_are_memory_errors() {
     let mut w = Worker::new(Config::default());
     for attack in [
-        "bytearray(2**50)", "bytes(2**50)", "bytearray(2**40)", "bytes.__new__(bytes, 2**40)",
-        "(1).to_bytes(2**50)", "(1).to_bytes(length=2**50)", "int.to_bytes(1, 2**40, 'big')",
-        "' '.ljust(2**50)", "' '.rjust(2**50)", "' '.center(2**50)", "' '.zfill(2**50)",
-        "'\\t'.expandtabs(2**50)", "str.ljust(' ', 2**50)", "b' '.ljust(2**50)", "b'x'.center(2**40)",
-        "bytearray(b' ').zfill(2**50)", "bytearray(b'\\t').expandtabs(2**40)",
-        "1 << 2**40", "True << 2**40", "n = 2**40\nx = 1\nx <<= n", "(1).__lshift__(2**40)", "(2**40).__rlshift__(1)",
-        "2 ** 2 ** 40", "pow(3, 2**40)", "n = 2**40\nx = 3\nx **= n", "(2).__pow__(2**40)", "(2**40).__rpow__(2)",
+        "bytearray(2**50)",
+        "bytes(2**50)",
+        "bytearray(2**40)",
+        "bytes.__new__(bytes, 2**40)",
+        "(1).to_bytes(2**50)",
+        "(1).to_bytes(length=2**50)",
+        "int.to_bytes(1, 2**40, 'big')",
+        "' '.ljust(2**50)",
+        "' '.rjust(2**50)",
+        "' '.center(2**50)",
+        "' '.zfill(2**50)",
+        "'\\t'.expandtabs(2**50)",
+        "str.ljust(' ', 2**50)",
+        "b' '.ljust(2**50)",
+        "b'x'.center(2**40)",
+        "bytearray(b' ').zfill(2**50)",
+        "bytearray(b'\\t').expandtabs(2**40)",
+        "1 << 2**40",
+        "True << 2**40",
+        "n = 2**40\nx = 1\nx <<= n",
+        "(1).__lshift__(2**40)",
+        "(2**40).__rlshift__(1)",
+        "2 ** 2 ** 40",
+        "pow(3, 2**40)",
+        "n = 2**40\nx = 3\nx **= n",
+        "(2).__pow__(2**40)",
+        "(2**40).__rpow__(2)",
     ] {
         let out = run(&mut w, attack);
         assert_raised(&out, "MemoryError", "beyond the run's memory limit");
@@ -250,8 +288,8 @@ fn one_shot_allocations_beyond_the_budget_are_memory_errors() {
 
 // ---- 4. parser and compiler nesting ---------------------------------------
 
-/// `eval('(' * 200000 + ')' * 200000)` overflowed the worker's stack (issue
-/// 24): now CPython's SyntaxError, in eval/exec/compile and in a program.
+/// `eval('(' * 200000 + ')' * 200000)` overflowed the worker's stack: now
+/// CPython's SyntaxError, in eval/exec/compile and in a program.
 #[test]
 fn parser_bombs_are_syntax_errors() {
     let mut w = Worker::new(Config::default());
@@ -320,7 +358,7 @@ fn poisoned_runtime_state_does_not_reach_the_next_run() {
         format!("{cf}cf.if_stmt = lambda c, b, o, *a: o()"),
         format!("{cf}import stagecheck.ag.dispatch as d\nd.staged_types = (int,)"),
         format!("{v}v.ldu_all.__code__ = v._unbound_template.__code__"),
-        format!("import stagecheck as sc\nsc.ag.if_stmt = None"),
+        "import stagecheck as sc\nsc.ag.if_stmt = None".to_owned(),
         format!("{cf}cf.__builtins__['isinstance'] = lambda a, b: True"),
         "__builtins__.print = None".to_owned(),
         format!("{FROZEN_GLOBALS}G['sys'].stdout = None\nG['_frozen_importlib_marker'] = 1"),
@@ -330,7 +368,10 @@ fn poisoned_runtime_state_does_not_reach_the_next_run() {
         let b = run(&mut w, CONVERTED_IF);
         assert_eq!(b.terminal, Terminal::Completed, "after {poison}: {}", b.stdout);
         assert_eq!(b.stdout, "1 2\n", "after {poison}");
-        let probe = run(&mut w, "from stagecheck.ag import variables as v\nprint(hasattr(v.ldu_all, 'runs'), v.ldu_all.__defaults__, v.ldu_all.__kwdefaults__)");
+        let probe = run(
+            &mut w,
+            "from stagecheck.ag import variables as v\nprint(hasattr(v.ldu_all, 'runs'), v.ldu_all.__defaults__, v.ldu_all.__kwdefaults__)",
+        );
         assert_eq!(probe.stdout, "False None None\n", "after {poison}");
     }
     still_alive(&mut w);

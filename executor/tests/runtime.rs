@@ -45,10 +45,7 @@ print(sc.__name__, ag__.__name__, cf.__name__)
 print(__import__('stagecheck.ag').__name__, __import__('stagecheck.ag', None, None, ['x']).__name__)
 ",
     );
-    assert_eq!(
-        out,
-        "True True True\nTrue True\nstagecheck stagecheck.ag stagecheck.ag.control_flow\nstagecheck stagecheck.ag\n"
-    );
+    assert_eq!(out, "True True True\nTrue True\nstagecheck stagecheck.ag stagecheck.ag.control_flow\nstagecheck stagecheck.ag\n");
 }
 
 #[test]
@@ -108,9 +105,7 @@ print(ag__.compare(1, '<', lambda: 2, '<', lambda: 3), ag__.get_item([4, 5], 1))
 #[test]
 fn ld_of_an_unbound_local_raises_what_python_raises() {
     let plain = run("def f():\n    y = x\n    x = 1\nf()\n");
-    let converted = run(
-        "from stagecheck import ag as ag__\ndef f():\n    y = ag__.ld(lambda: x, 'x')\n    x = 1\nf()\n",
-    );
+    let converted = run("from stagecheck import ag as ag__\ndef f():\n    y = ag__.ld(lambda: x, 'x')\n    x = 1\nf()\n");
     let (plain_type, plain_message, _) = raised(&plain);
     assert_eq!(plain_type, "UnboundLocalError");
     let (exc_type, message, line) = raised(&converted);

@@ -12,6 +12,7 @@ struct Attempt {
     message: &'static str,
 }
 
+#[rustfmt::skip]
 const ATTEMPTS: &[Attempt] = &[
     Attempt { name: "open", program: "open('{P}', 'w').write('x')", exc_type: "NameError", message: "name 'open' is not defined" },
     Attempt { name: "import os", program: "import os\nos.system('touch {P}')", exc_type: "ImportError", message: "import of 'os' is not allowed" },
@@ -113,8 +114,7 @@ fn every_escape_attempt_is_refused_inside_the_program() {
         let program = a.program.replace("{P}", &path.display().to_string());
         let outcome: Outcome = worker.run(&program, "<escape>").expect("compiles");
         match &outcome.terminal {
-            Terminal::Raised { exc_type, message, .. }
-                if exc_type == a.exc_type && message.contains(a.message) => {}
+            Terminal::Raised { exc_type, message, .. } if exc_type == a.exc_type && message.contains(a.message) => {}
             other => failures.push(format!("{}: expected {} ({}), got {other}", a.name, a.exc_type, a.message)),
         }
         if path.exists() {

@@ -54,10 +54,7 @@ for i in range(40):
     except TypeError as e:
         print(e)
 "#;
-    assert_eq!(
-        stdout(src),
-        "iadd\niadd\nisub\nimul\nfiadd\nunsupported operand type(s) for +=: 'NoneType' and 'int'\n"
-    );
+    assert_eq!(stdout(src), "iadd\niadd\nisub\nimul\nfiadd\nunsupported operand type(s) for +=: 'NoneType' and 'int'\n");
 }
 
 /// `%`, `//` and `divmod` of floats compute what CPython's floatobject.c
@@ -491,12 +488,12 @@ for chain, last, n in [('1+', '1', 100000), ('1+', '1', 400000), ('x.', 'x', 100
     print(chain, outcome(chain * n + last))
 print(outcome('1 if 1 else ' * 4000 + '1'))
 "#;
-    let out = Worker::new(Config { time_limit: std::time::Duration::from_secs(30), ..Config::default() }).run(src, "prog.py").expect("compiles");
+    let out =
+        Worker::new(Config { time_limit: std::time::Duration::from_secs(30), ..Config::default() }).run(src, "prog.py").expect("compiles");
     assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
     let r = "RecursionError: maximum recursion depth exceeded during compilation";
-    let expected = format!(
-        "2000 ok\n2994 {r}\n5976 MemoryError\n3000000 MemoryError\n1+ {r}\n1+ {r}\nx. {r}\n-1- {r}\nnot 1 or  ok\n{r}\n"
-    );
+    let expected =
+        format!("2000 ok\n2994 {r}\n5976 MemoryError\n3000000 MemoryError\n1+ {r}\n1+ {r}\nx. {r}\n-1- {r}\nnot 1 or  ok\n{r}\n");
     assert_eq!(out.stdout, expected);
 }
 

@@ -68,11 +68,7 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
     let n_list = u.int_in_range(0..=2)?;
     for i in 0..n_int + n_list {
         let name = g.fresh("g");
-        let (ty, value) = if i < n_int {
-            (Ty::Int, g.small_int(u)?.to_string())
-        } else {
-            (Ty::List, pe::list_literal(g, u, Want::List)?)
-        };
+        let (ty, value) = if i < n_int { (Ty::Int, g.small_int(u)?.to_string()) } else { (Ty::List, pe::list_literal(g, u, Want::List)?) };
         g.w.line(format!("{name} = {value}"));
         g.scope.bind(&name, ty, false);
     }
@@ -412,11 +408,7 @@ pub fn while_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> 
     g.w.line(format!("{n} = 0"));
     g.scope.bind(&n, Ty::Int, true);
     let bound = u.int_in_range(0..=5)?;
-    let test = if g.chance(u, 1, 3)? {
-        format!("{n} < {bound} and {}", pe::cond(g, u)?)
-    } else {
-        format!("{n} < {bound}")
-    };
+    let test = if g.chance(u, 1, 3)? { format!("{n} < {bound} and {}", pe::cond(g, u)?) } else { format!("{n} < {bound}") };
     g.w.line(format!("while {test}:"));
     let mark = g.scope.mark();
     loop_body(g, u, &[format!("{n} += 1")], mark)?;
@@ -462,10 +454,7 @@ fn exit_stmt(g: &mut Gen, u: &mut Unstructured, what: &str) -> Result<String> {
 }
 
 pub fn can_return(g: &Gen, w: Want) -> bool {
-    w == Want::Stmt
-        && g.scope.in_function()
-        && !g.ctx.in_finally
-        && (!g.ctx.in_loop || g.cfg.allow_return_in_loop)
+    w == Want::Stmt && g.scope.in_function() && !g.ctx.in_finally && (!g.ctx.in_loop || g.cfg.allow_return_in_loop)
 }
 
 pub fn return_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
@@ -751,8 +740,7 @@ pub fn can_yield(g: &Gen, w: Want) -> bool {
 }
 
 pub fn yield_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
-    let callables: Vec<Callable> =
-        g.scope.callables().into_iter().filter(|c| matches!(c.kind, CallKind::Generator)).cloned().collect();
+    let callables: Vec<Callable> = g.scope.callables().into_iter().filter(|c| matches!(c.kind, CallKind::Generator)).cloned().collect();
     match u.int_in_range(0..=3)? {
         0 | 1 => {
             let e = bounded(pe::int(g, u)?);

@@ -64,7 +64,11 @@ pub fn fstring(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
                 let ints = vars(g, Ty::Int);
                 if ints.is_empty() {
                     // A str value (its repr is not its str) and `!s`.
-                    if g.chance(u, 1, 2)? { format!("{{str({e})=}}") } else { format!("{{({e})=}} {{str({e}) = !s:>4}}") }
+                    if g.chance(u, 1, 2)? {
+                        format!("{{str({e})=}}")
+                    } else {
+                        format!("{{({e})=}} {{str({e}) = !s:>4}}")
+                    }
                 } else {
                     let v = g.pick(u, &ints)?.clone();
                     match u.int_in_range(0..=2)? {
@@ -484,7 +488,7 @@ pub fn match_structure(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<Str
             g.w.indent();
             case(g, u, &format!("object(x={k})"), &[], &[], false)?;
             case(g, u, &format!("object(x=int({a}), items=[{b}, *{r}])"), &[&a, &b], &[&r], true)?;
-            case(g, u, &format!("object(items=[])"), &[], &[], false)?;
+            case(g, u, "object(items=[])", &[], &[], false)?;
         }
         _ => {
             let pt = g.fresh("Pt");

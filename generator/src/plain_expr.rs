@@ -170,10 +170,7 @@ pub fn membership(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> 
 }
 
 fn fits(kind: &CallKind, w: Want) -> bool {
-    matches!(
-        (kind, w),
-        (CallKind::Func | CallKind::Recursive | CallKind::Generator, Want::Int) | (CallKind::Generator, Want::List)
-    )
+    matches!((kind, w), (CallKind::Func | CallKind::Recursive | CallKind::Generator, Want::Int) | (CallKind::Generator, Want::List))
 }
 
 pub fn can_call(g: &Gen, w: Want) -> bool {

@@ -82,7 +82,12 @@ fn obj_protocol(g: &mut Gen, cls: &str) {
 
 /// A method `def name(self, p):` with a generated body (self is an Obj) that
 /// ends with `tail` lines (the last a `return`), one level into a class body.
-fn method(g: &mut Gen, u: &mut Unstructured, name: &str, tail: impl FnOnce(&mut Gen, &mut Unstructured, &str) -> Result<Vec<String>>) -> Result<()> {
+fn method(
+    g: &mut Gen,
+    u: &mut Unstructured,
+    name: &str,
+    tail: impl FnOnce(&mut Gen, &mut Unstructured, &str) -> Result<Vec<String>>,
+) -> Result<()> {
     let p = g.fresh("p");
     g.w.indent();
     let header = format!("def {name}(self, {p}):");
@@ -411,7 +416,15 @@ pub fn with_stmt(g: &mut Gen, u: &mut Unstructured, _: Want) -> Result<String> {
         }
         let fail = g.chance(u, 1, 6)?;
         let sw = if swallow.is_empty() { String::new() } else { format!(", ({},)", swallow.join(", ")) };
-        let fail = if fail { if sw.is_empty() { ", fail=True" } else { ", True" } } else { "" };
+        let fail = if fail {
+            if sw.is_empty() {
+                ", fail=True"
+            } else {
+                ", True"
+            }
+        } else {
+            ""
+        };
         let cm = format!("CM({tag}{sw}{fail})");
         if g.chance(u, 2, 3)? {
             let v = g.fresh("v");

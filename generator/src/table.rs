@@ -14,10 +14,15 @@
 
 use crate::config::Config;
 use crate::gen::Gen;
-use crate::types::TTy;
-use crate::{plain, plain_bind as pb, plain_builtins as pbi, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family};
 use crate::tensor_grad as tg;
-use crate::{tensor_calls as tc, tensor_host as th, tensor_lists as tl, tensor_matmul as tm, tensor_python as tp, tensor_raise as tr, tensor_values as tv};
+use crate::types::TTy;
+use crate::{
+    plain, plain_bind as pb, plain_builtins as pbi, plain_data as pd, plain_expr, plain_objects as po, tensor, tensor_expr, Family,
+};
+use crate::{
+    tensor_calls as tc, tensor_host as th, tensor_lists as tl, tensor_matmul as tm, tensor_python as tp, tensor_raise as tr,
+    tensor_values as tv,
+};
 use arbitrary::{Result, Unstructured};
 
 /// What the generator wants at this point.
@@ -91,6 +96,7 @@ const fn row(name: &'static str, family: Family, can: CanFn, weight: WeightFn, b
 use Family::{Plain as P, Tensor as T};
 
 /// Every construct of both families.
+#[rustfmt::skip]
 pub static TABLE: &[Construct] = &[
     // ---- plain family: statements -------------------------------------
     row("assign", P, plain::can_assign, simple, plain::assign),

@@ -23,17 +23,17 @@
 //!
 //! Two kinds of Python state are written on purpose, each in its own file:
 //! `tensor_python.rs`, module-level values staged functions read and the
-//! top level changes between calls (trace guards, issue 23), and
+//! top level changes between calls (trace guards), and
 //! `tensor_raise.rs`, exceptions and unbound reads on some paths of staged
-//! control flow, caught around each top-level call (issue 25).
+//! control flow, caught around each top-level call (staged raises).
 
 use crate::gen::Gen;
 use crate::scope::{CallKind, Callable};
 use crate::table::Want;
-use crate::tensor_expr::{self as te, random_tty, tcond, tensor, wrap};
-use crate::tensor_python::{self, Knobs};
 use crate::tensor_calls::{self, Calls, PolyKind};
+use crate::tensor_expr::{self as te, random_tty, tcond, tensor, wrap};
 use crate::tensor_host::{self, Host};
+use crate::tensor_python::{self, Knobs};
 use crate::tensor_raise::{self, Raises};
 use crate::types::{DType, Shape, TTy, Ty};
 use arbitrary::{Result, Unstructured};
@@ -121,10 +121,13 @@ pub fn program(g: &mut Gen, u: &mut Unstructured) -> Result<()> {
                 args.push(tensor_calls::argument(g, u, p)?);
             }
             if *hyper {
-                args.push(match same_k {
-                    Some(k) => k,
-                    None => u.int_in_range(0..=3)?,
-                }.to_string());
+                args.push(
+                    match same_k {
+                        Some(k) => k,
+                        None => u.int_in_range(0..=3)?,
+                    }
+                    .to_string(),
+                );
             }
             let call = format!("{}({})", c.name, args.join(", "));
             tensor_calls::show(g, u, &call, *result, *pair)?;

@@ -1,4 +1,4 @@
-//! Tensor family: how staged functions are defined and called (issue 17).
+//! Tensor family: how staged functions are defined and called.
 //!
 //! - Retraces (`retrace_shape`, `retrace_dtype`): a staged function's first
 //!   parameter is sometimes *polymorphic*: the top level (and staged callers)
@@ -181,7 +181,9 @@ fn polys_of(g: &Gen, kind: PolyKind, t: TTy) -> Vec<(String, Vec<TTy>)> {
         .calls
         .polys
         .iter()
-        .filter(|(_, k, v)| *k == kind && (kind == PolyKind::Shape && t.shape == Shape::Scalar || kind == PolyKind::Dtype && v[0].shape == t.shape))
+        .filter(|(_, k, v)| {
+            *k == kind && (kind == PolyKind::Shape && t.shape == Shape::Scalar || kind == PolyKind::Dtype && v[0].shape == t.shape)
+        })
         .map(|(n, _, v)| (n.clone(), v.clone()))
         .collect()
 }
@@ -278,7 +280,15 @@ pub fn open_factory(g: &mut Gen, u: &mut Unstructured, a: &str) -> Result<Vec<St
 
 /// The factory around a staged function's text, and the module-level
 /// binding of the function made with `a = value`.
-pub fn wrap_factory(g: &mut Gen, u: &mut Unstructured, name: &str, factory: &str, a: &str, pre: Vec<String>, def: crate::emit::Writer) -> Result<()> {
+pub fn wrap_factory(
+    g: &mut Gen,
+    u: &mut Unstructured,
+    name: &str,
+    factory: &str,
+    a: &str,
+    pre: Vec<String>,
+    def: crate::emit::Writer,
+) -> Result<()> {
     g.scope.pop_frame();
     g.w.line("");
     g.w.line("");

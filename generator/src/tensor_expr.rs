@@ -339,8 +339,7 @@ fn shapes_with(n: u8, not: Shape) -> Vec<Shape> {
 }
 
 pub fn can_reshape(g: &Gen, w: Want) -> bool {
-    want_tensor(w).is_some_and(|t| t.shape != Shape::Scalar && !shapes_with(t.shape.count(), t.shape).is_empty())
-        && g.can_nest_expr()
+    want_tensor(w).is_some_and(|t| t.shape != Shape::Scalar && !shapes_with(t.shape.count(), t.shape).is_empty()) && g.can_nest_expr()
 }
 
 pub fn reshape(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
@@ -359,11 +358,7 @@ pub fn cast(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {
         from = if t.dtype == DType::I32 { DType::F32 } else { DType::I32 };
     }
     let a = tensor(g, u, TTy::new(from, t.shape))?;
-    Ok(if t.dtype.is_int() {
-        format!("(sc.cast({a}, {}) % 97)", t.dtype.sc())
-    } else {
-        format!("sc.cast({a}, {})", t.dtype.sc())
-    })
+    Ok(if t.dtype.is_int() { format!("(sc.cast({a}, {}) % 97)", t.dtype.sc()) } else { format!("sc.cast({a}, {})", t.dtype.sc()) })
 }
 
 /// A bool tensor of `shape`: a comparison of number tensors (or of one
@@ -445,8 +440,7 @@ pub fn concat_stack(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String
 }
 
 pub fn can_argmax(g: &Gen, w: Want) -> bool {
-    want_tensor(w).is_some_and(|t| t.dtype.is_int() && matches!(t.shape, Shape::Scalar | Shape::Vec(_)))
-        && g.can_nest_expr()
+    want_tensor(w).is_some_and(|t| t.dtype.is_int() && matches!(t.shape, Shape::Scalar | Shape::Vec(_))) && g.can_nest_expr()
 }
 
 pub fn argmax(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<String> {

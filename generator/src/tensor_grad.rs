@@ -1,4 +1,4 @@
-//! Tensor family: gradients (issue 20). `tape_gradient` writes, in a staged
+//! Tensor family: gradients. `tape_gradient` writes, in a staged
 //! function, a `with sc.GradientTape() as tape:` block that watches a float
 //! source and computes a loss from it through what staging must
 //! differentiate: a staged `if` on a tensor condition (a cond whose gradient
@@ -90,12 +90,7 @@ fn loop_body(g: &mut Gen, u: &mut Unstructured, h: &str, x: &str) -> Result<()> 
 
 /// A staged loop's bound: an int32 scalar known at execution, 0 to 3.
 fn bound(g: &mut Gen, u: &mut Unstructured) -> Result<String> {
-    let ints: Vec<String> = g
-        .scope
-        .readable(Ty::Tensor(TTy::new(DType::I32, Shape::Scalar)))
-        .iter()
-        .map(|v| v.name.clone())
-        .collect();
+    let ints: Vec<String> = g.scope.readable(Ty::Tensor(TTy::new(DType::I32, Shape::Scalar))).iter().map(|v| v.name.clone()).collect();
     if !ints.is_empty() && g.chance(u, 1, 2)? {
         let v = g.pick(u, &ints)?.clone();
         return Ok(format!("({v} % 4 + 4) % 4"));

@@ -1,4 +1,4 @@
-//! Tensor family: effects on the host inside staged functions (issue 19),
+//! Tensor family: effects on the host inside staged functions,
 //! which a graph must perform at every execution, in program order, where
 //! tracing runs them once per trace (tf.function prints once where Python
 //! prints three times):

@@ -1,5 +1,5 @@
 //! Tensor family: a Python list grown in a staged loop (`staged_list`,
-//! issue 19's list ops; AutoGraph's `outputs.append` in a `dynamic_rnn`).
+//! the graph's list ops; AutoGraph's `outputs.append` in a `dynamic_rnn`).
 //!
 //! `l = []` (sometimes with a first element appended) in a staged
 //! function, then a staged loop (a counted `while` or `for` over

@@ -88,7 +88,7 @@ pub fn batched_matmul(g: &mut Gen, u: &mut Unstructured, w: Want) -> Result<Stri
     };
     let a = side(g, u, Shape::Mat(r, k))?;
     let b = side(g, u, Shape::Mat(k, c))?;
-    let i = *g.pick(u, &[1i32, 1, -1, 0, batches as i32 - 1])?;
+    let i = *g.pick(u, &[1i32, 1, -1, 0, batches - 1])?;
     Ok(if g.chance(u, 1, 2)? { format!("({a} @ {b})[{i}]") } else { format!("sc.matmul({a}, {b})[{i}]") })
 }
 

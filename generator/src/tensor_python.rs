@@ -1,5 +1,5 @@
 //! Tensor family: Python values that staged functions read and the top
-//! level changes between calls (issue 23, trace guards).
+//! level changes between calls (trace guards).
 //!
 //! A trace specialises on every Python value it reads: a staged run that
 //! reuses a trace after the value changed computes with the old one. So the

@@ -1,5 +1,5 @@
-//! Tensor family: exceptions raised on some paths of staged control flow
-//! (issue 25, staged raises).
+//! Tensor family: staged raises, exceptions raised on some paths of staged
+//! control flow.
 //!
 //! Tracing runs both sides of a staged `if`, ternary and lazy `and`/`or`
 //! operand, and a staged loop's body once; the original runs only the side
@@ -166,8 +166,8 @@ fn raising(g: &mut Gen, u: &mut Unstructured, t: TTy) -> Result<String> {
     if late.is_some() {
         kinds.push(2);
     }
-    // The knob containers twice: programs with them are fewer (issue 17's
-    // constructs share the family), and their raises show the reads work.
+    // The knob containers twice: programs with them are fewer (the rest of
+    // the `sc` API shares the family), and their raises show the reads work.
     if knobs.list.is_some() {
         kinds.extend([3, 3]);
     }

@@ -1,4 +1,4 @@
-//! Tensor family: the values and ops where dtypes bite (issue 17): NaN,
+//! Tensor family: the values and ops where dtypes bite: NaN,
 //! ±inf, ±0 and float overflow (`special_values`), integer wrap-around
 //! (`int_overflow`), division by zero (`division_by_zero`: floats give
 //! inf/NaN, integer `//` and `%` raise `ZeroDivisionError`, caught at the top
@@ -22,10 +22,8 @@ use arbitrary::{Result, Unstructured};
 
 /// A float element that is special: NaN, ±inf, ±0, huge, tiny, or ordinary.
 fn special_float(u: &mut Unstructured, d: DType) -> Result<String> {
-    const F32: [&str; 10] =
-        ["float('nan')", "float('inf')", "-float('inf')", "-0.0", "0.0", "3e38", "-3e38", "1e-40", "1.5", "-2.0"];
-    const F64: [&str; 10] =
-        ["float('nan')", "float('inf')", "-float('inf')", "-0.0", "0.0", "1.7e308", "-1e308", "5e-324", "1.5", "-2.0"];
+    const F32: [&str; 10] = ["float('nan')", "float('inf')", "-float('inf')", "-0.0", "0.0", "3e38", "-3e38", "1e-40", "1.5", "-2.0"];
+    const F64: [&str; 10] = ["float('nan')", "float('inf')", "-float('inf')", "-0.0", "0.0", "1.7e308", "-1e308", "5e-324", "1.5", "-2.0"];
     let x = if d == DType::F64 { &F64 } else { &F32 };
     Ok(x[u.choose_index(x.len())?].to_string())
 }

@@ -14,7 +14,6 @@ pub enum DType {
 }
 
 impl DType {
-
     pub fn sc(self) -> &'static str {
         match self {
             DType::Bool => "sc.bool",

@@ -24,22 +24,23 @@ fn coverage(family: Family) -> Vec<(&'static str, f64)> {
 }
 
 /// The constructs the generator is asked to have, by name.
+#[rustfmt::skip]
 const REQUIRED: &[&str] = &[
     "if", "while", "for", "break", "continue", "return", "try_finally", "raise", "global", "nonlocal",
     "closure_late_binding", "generator", "comprehension", "recursion", "and_or", "ternary", "chained_compare",
     "augassign", "del", "unbound_read", "list_append", "subscript", "call", "side_effect_in_condition",
     "staged_if", "staged_while", "staged_for_tensor", "staged_for_range", "python_hyperparam",
     "nested_function_call", "loop_carried_tensors", "tape_gradient",
-    // Trace guards (issue 23): Python values read by staged functions, changed between calls.
+    // Trace guards: Python values read by staged functions, changed between calls.
     "python_global_read", "python_helper_read", "python_class_attr_read", "python_instance_attr_read",
     "python_dict_item_read", "python_list_item_read", "python_len_read", "python_loop_bound",
-    // Staged raises (issue 25): raises and unbound reads on some paths of staged control flow.
+    // Staged raises: raises and unbound reads on some paths of staged control flow.
     "staged_raise", "staged_raise_ternary", "staged_raise_and_or", "staged_unbound_read", "staged_unbound_branch",
-    // The whole `sc` API over five dtypes (issue 17): values, retraces, captures, closures, recursion, the top level.
+    // The whole `sc` API over five dtypes: values, retraces, captures, closures, recursion, the top level.
     "special_values", "int_overflow", "division_by_zero", "bitwise", "compare_tensor", "bool_condition", "slicing",
     "captured_tensor", "retrace_shape", "retrace_dtype", "shape_dtype_read", "staged_recursion", "staged_closure",
     "sc_print", "device_gpu", "scalar_conversion", "shape_dtype_show", "broadcast",
-    // The holes the mutation score named (issue 18, reports/mutation.md): names bound in converted
+    // The holes the mutation score named (reports/mutation.md): names bound in converted
     // blocks and read after, namespace readers and docstrings; the matmul kernels' other paths,
     // negative integer powers, a generator lambda and a name dead after a staged `if`.
     "import_in_block", "capture_after_block", "walrus_after_block", "annotated_local", "declaration_block",

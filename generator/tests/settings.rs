@@ -44,7 +44,10 @@ fn fuel_off_ticks_nothing_and_the_default_changes_nothing() {
         let (plain, off) = both(seed, &no_fuel);
         assert!(plain.source.contains("    _fuel -= 1\n") && !off.source.contains("_fuel -="), "seed {seed}");
         assert!(off.source.contains("def _tick():\n    pass\n"));
-        assert_eq!(plain.source.lines().filter(|l| l.contains("_tick()")).count(), off.source.lines().filter(|l| l.contains("_tick()")).count());
+        assert_eq!(
+            plain.source.lines().filter(|l| l.contains("_tick()")).count(),
+            off.source.lines().filter(|l| l.contains("_tick()")).count()
+        );
     }
 }
 

@@ -1,5 +1,5 @@
-//! What the tensor family writes for trace guards (issue 23) and staged
-//! raises (issue 25) does its job, shown under python3 with the mock runtime
+//! What the tensor family writes for trace guards and staged raises does
+//! its job, shown under python3 with the mock runtime
 //! (`tests/mock/stagecheck.py`):
 //! - the top level's changes of Python values between calls reach what the
 //!   program prints: with the mock's stale mode (`STAGECHECK_MOCK_STALE`: a
@@ -40,10 +40,8 @@ fn outputs(tag: &str, modes: &[&str], programs: u64) -> Vec<(Vec<&'static str>, 
         let (_, p) = common::program(seed, Family::Tensor);
         let path = dir.join(format!("t{seed}.py"));
         std::fs::write(&path, &p.source).expect("write program");
-        let outs: Vec<String> = modes
-            .iter()
-            .map(|m| run(&path, m).unwrap_or_else(|e| panic!("seed {seed}, stale {m:?}: {e}\n{}", p.source)))
-            .collect();
+        let outs: Vec<String> =
+            modes.iter().map(|m| run(&path, m).unwrap_or_else(|e| panic!("seed {seed}, stale {m:?}: {e}\n{}", p.source))).collect();
         let _ = std::fs::remove_file(&path);
         (p.constructs, outs)
     });
@@ -98,7 +96,7 @@ fn the_stale_mode_is_not_vacuous() {
 
 #[test]
 fn raises_are_taken_on_some_calls_only_and_caught() {
-    // Twice the programs: the family has many other constructs (issue 17),
+    // Twice the programs: the family has many other constructs,
     // and a call ends at its first raise, so each way of raising is rarer.
     let programs = 2 * PROGRAMS;
     let runs = outputs("raise", &[""], programs);
@@ -127,7 +125,9 @@ fn raises_are_taken_on_some_calls_only_and_caught() {
     // Each way of raising: a raise statement (its classes), a local unbound
     // on the path, a name bound nowhere, an item of the knob list and dict.
     assert!(types.len() >= 6, "too few exception classes raised: {types:?}");
-    for what in ["raised UnboundLocalError ", "raised NameError name 'missing", "raised IndexError list index out of range", "raised KeyError 'zz'"] {
+    for what in
+        ["raised UnboundLocalError ", "raised NameError name 'missing", "raised IndexError list index out of range", "raised KeyError 'zz'"]
+    {
         assert!(texts.iter().any(|t| t.starts_with(what)), "no call printed {what:?}");
     }
 }

@@ -1,4 +1,4 @@
-//! Staged graphs on the GPU device against the CPU executor (issue 7): the
+//! Staged graphs on the GPU device against the CPU executor: the
 //! same `graph::Library` run by `graph::Executor` on `Cpu` and on
 //! `GpuDevice` (values kept on the device across nodes and loop iterations;
 //! the loop's predicate read back each iteration). Workloads: a while loop of
@@ -66,12 +66,21 @@ fn compare(gpu: &Gpu, what: &str, lib: &Library, args: &[Tensor]) {
     let checked = Executor::new(lib).unwrap().on(GpuDevice::new(gpu));
     let got = checked.run(FnId(0), args).unwrap();
     let beyond = checked.device().mismatches();
-    assert!(beyond.is_empty(), "{what}: GPU ops beyond their bounds:\n{}", beyond.iter().map(|m| m.to_string()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        beyond.is_empty(),
+        "{what}: GPU ops beyond their bounds:\n{}",
+        beyond.iter().map(|m| m.to_string()).collect::<Vec<_>>().join("\n")
+    );
     if checked.device().tolerance().is_exact() {
         assert!(cpu_run()[0].bit_eq(&got[0]), "{what}: every op was exact, the GPU must agree bit for bit");
     }
     let (c, g) = (best(3, || drop(cpu_run())), best(3, || drop(gpu_run())));
-    println!("{what}: CPU {:.1} ms, GPU {:.1} ms ({:.2}x)", c.as_secs_f64() * 1e3, g.as_secs_f64() * 1e3, c.as_secs_f64() / g.as_secs_f64());
+    println!(
+        "{what}: CPU {:.1} ms, GPU {:.1} ms ({:.2}x)",
+        c.as_secs_f64() * 1e3,
+        g.as_secs_f64() * 1e3,
+        c.as_secs_f64() / g.as_secs_f64()
+    );
 }
 
 fn main() {

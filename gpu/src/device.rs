@@ -56,25 +56,16 @@ impl Gpu {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
         desc.backends = wgpu::Backends::VULKAN;
         let instance = wgpu::Instance::new(desc);
-        let options = wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            ..Default::default()
-        };
-        let adapter = pollster::block_on(instance.request_adapter(&options))
-            .map_err(|e| GpuUnavailable::NoAdapter(e.to_string()))?;
+        let options = wgpu::RequestAdapterOptions { power_preference: wgpu::PowerPreference::HighPerformance, ..Default::default() };
+        let adapter = pollster::block_on(instance.request_adapter(&options)).map_err(|e| GpuUnavailable::NoAdapter(e.to_string()))?;
         let limits = wgpu::Limits {
             max_storage_buffer_binding_size: adapter.limits().max_storage_buffer_binding_size,
             max_buffer_size: adapter.limits().max_buffer_size,
             max_storage_buffers_per_shader_stage: 8,
             ..wgpu::Limits::downlevel_defaults()
         };
-        let desc = wgpu::DeviceDescriptor {
-            label: Some("stagecheck-gpu"),
-            required_limits: limits,
-            ..Default::default()
-        };
-        let (device, queue) =
-            pollster::block_on(adapter.request_device(&desc)).map_err(|e| GpuUnavailable::NoDevice(e.to_string()))?;
+        let desc = wgpu::DeviceDescriptor { label: Some("stagecheck-gpu"), required_limits: limits, ..Default::default() };
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| GpuUnavailable::NoDevice(e.to_string()))?;
         let max_binding = device.limits().max_storage_buffer_binding_size;
         Ok(Gpu { device, queue, info: adapter.get_info(), max_binding, pipelines: Mutex::new(HashMap::new()) })
     }
@@ -140,11 +131,8 @@ impl Gpu {
         }
         let pipeline = self.pipeline(kernel)?;
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = bindings
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
-            .collect();
+        let entries: Vec<wgpu::BindGroupEntry<'_>> =
+            bindings.iter().enumerate().map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() }).collect();
         let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
             layout: &pipeline.get_bind_group_layout(0),

@@ -73,7 +73,16 @@ pub struct GpuDevice<'g> {
 
 impl<'g> GpuDevice<'g> {
     pub fn new(gpu: &'g Gpu) -> GpuDevice<'g> {
-        GpuDevice { gpu, shadow: true, mismatches: RefCell::default(), shadowed: RefCell::default(), constants: RefCell::default(), loosest: Cell::new(Tolerance::EXACT), flushed: RefCell::default(), pending: RefCell::default() }
+        GpuDevice {
+            gpu,
+            shadow: true,
+            mismatches: RefCell::default(),
+            shadowed: RefCell::default(),
+            constants: RefCell::default(),
+            loosest: Cell::new(Tolerance::EXACT),
+            flushed: RefCell::default(),
+            pending: RefCell::default(),
+        }
     }
 
     /// Turns shadowing on or off (on by default).

@@ -88,9 +88,7 @@ impl Tolerance {
         (gpu.is_nan() && cpu.is_nan())
             || (self.is_exact() && ulp_distance == 0 && gpu.to_bits() == cpu.to_bits())
             || (!self.is_exact() && ulp_distance <= u64::from(self.ulps))
-            || (gpu - cpu).abs() <= self.abs + self.rel * cpu.abs()
-                && !self.is_exact()
-                && gpu.is_finite() == cpu.is_finite()
+            || (gpu - cpu).abs() <= self.abs + self.rel * cpu.abs() && !self.is_exact() && gpu.is_finite() == cpu.is_finite()
     }
 
     /// [`accepts`](Self::accepts) for two numbers that may be float32
@@ -107,7 +105,11 @@ impl Tolerance {
 fn ulps32(a: f32, b: f32) -> u64 {
     let key = |x: f32| {
         let bits = x.to_bits() as i64;
-        if bits & 0x8000_0000 != 0 { -(bits & 0x7fff_ffff) } else { bits }
+        if bits & 0x8000_0000 != 0 {
+            -(bits & 0x7fff_ffff)
+        } else {
+            bits
+        }
     };
     (key(a) - key(b)).unsigned_abs()
 }
@@ -115,7 +117,11 @@ fn ulps32(a: f32, b: f32) -> u64 {
 fn ulps64(a: f64, b: f64) -> u64 {
     let key = |x: f64| {
         let bits = x.to_bits() as i128;
-        if bits & (1 << 63) != 0 { -(bits & 0x7fff_ffff_ffff_ffff) } else { bits }
+        if bits & (1 << 63) != 0 {
+            -(bits & 0x7fff_ffff_ffff_ffff)
+        } else {
+            bits
+        }
     };
     (key(a) - key(b)).unsigned_abs().min(u64::MAX as u128) as u64
 }
@@ -169,7 +175,11 @@ const UNIT_ROUNDOFF: f64 = 1.0 / 16_777_216.0;
 /// `γ_k = k·u / (1 − k·u)`; infinite (no bound) once `k·u ≥ 1/2`.
 fn gamma(k: usize) -> f64 {
     let ku = k as f64 * UNIT_ROUNDOFF;
-    if ku >= 0.5 { f64::INFINITY } else { ku / (1.0 - ku) }
+    if ku >= 0.5 {
+        f64::INFINITY
+    } else {
+        ku / (1.0 - ku)
+    }
 }
 
 /// How far two float32 dot products of length `k` whose products' magnitudes
@@ -187,9 +197,7 @@ pub fn dot_bound(k: usize, sum_abs: f64) -> f64 {
 /// products do not cancel.
 pub fn tolerance_for(op: &Op, inputs: &[(DType, &[usize])]) -> Tolerance {
     match (op, inputs) {
-        (Op::MatMul, [(DType::Float32, a), _]) if !a.is_empty() => {
-            Tolerance { ulps: 0, abs: 0.0, rel: 2.0 * gamma(a[a.len() - 1]) }
-        }
+        (Op::MatMul, [(DType::Float32, a), _]) if !a.is_empty() => Tolerance { ulps: 0, abs: 0.0, rel: 2.0 * gamma(a[a.len() - 1]) },
         _ => tolerance(op),
     }
 }
@@ -224,7 +232,11 @@ impl std::fmt::Display for Elem {
 }
 
 fn flush(v: f32) -> f32 {
-    if v.is_subnormal() { f32::from_bits(v.to_bits() & 0x8000_0000) } else { v }
+    if v.is_subnormal() {
+        f32::from_bits(v.to_bits() & 0x8000_0000)
+    } else {
+        v
+    }
 }
 
 fn elems(t: &Tensor) -> Vec<Elem> {
@@ -302,10 +314,9 @@ impl Rule {
             _ => String::new(),
         };
         match self {
-            Rule::Dot { k, sums } => format!(
-                "element {i}: GPU {g}, CPU {c} ({apart}float32 dot product bound {:e} for k = {k})",
-                dot_bound(*k, sums[i])
-            ),
+            Rule::Dot { k, sums } => {
+                format!("element {i}: GPU {g}, CPU {c} ({apart}float32 dot product bound {:e} for k = {k})", dot_bound(*k, sums[i]))
+            }
             Rule::Table { table, .. } => format!("element {i}: GPU {g}, CPU {c} ({apart}tolerance {table:?})"),
         }
     }
@@ -489,7 +500,11 @@ mod tests {
             for j in 0..n {
                 out[i * n + j] = (0..k).fold(0f32, |acc, p| {
                     let (x, y) = (a[i * k + p], b[p * n + j]);
-                    if fuse { x.mul_add(y, acc) } else { acc + x * y }
+                    if fuse {
+                        x.mul_add(y, acc)
+                    } else {
+                        acc + x * y
+                    }
                 });
             }
         }

@@ -20,7 +20,11 @@ fn floats(t: &Tensor) -> Vec<f32> {
 
 fn ulps(a: f32, b: f32) -> u64 {
     let key = |x: f32| if x.is_sign_negative() { -i64::from(x.to_bits() & 0x7fff_ffff) } else { i64::from(x.to_bits()) };
-    if a.is_nan() && b.is_nan() { 0 } else { (key(a) - key(b)).unsigned_abs() }
+    if a.is_nan() && b.is_nan() {
+        0
+    } else {
+        (key(a) - key(b)).unsigned_abs()
+    }
 }
 
 fn check(gpu: &stagecheck_gpu::Gpu, op: Op, inputs: &[Tensor]) {
@@ -61,5 +65,9 @@ fn transcendental_and_division_sweeps() {
     let exponents = Tensor::from_f32((0..n).map(|i| (i % 41) as f32 * 0.5 - 10.0).collect(), &[n]).unwrap();
     let bases = Tensor::from_f32(xs.iter().map(|v| v.abs().clamp(1e-3, 1e3)).collect(), &[n]).unwrap();
     check(gpu, Op::Pow, &[bases, exponents]);
-    check(gpu, Op::ReduceMean { axis: Some(vec![1]), keepdims: false }, &[Tensor::from_f32(xs[..n / 7 * 7].to_vec(), &[n / 7, 7]).unwrap()]);
+    check(
+        gpu,
+        Op::ReduceMean { axis: Some(vec![1]), keepdims: false },
+        &[Tensor::from_f32(xs[..n / 7 * 7].to_vec(), &[n / 7, 7]).unwrap()],
+    );
 }

@@ -10,8 +10,24 @@ use proptest::prelude::*;
 
 const UNARY: [Op; 10] = [Op::Neg, Op::Abs, Op::Exp, Op::Log, Op::Sqrt, Op::Tanh, Op::Sigmoid, Op::Relu, Op::LogicalNot, Op::Invert];
 const BINARY: [Op; 18] = [
-    Op::Add, Op::Sub, Op::Mul, Op::Div, Op::FloorDiv, Op::Mod, Op::Pow, Op::Maximum, Op::Minimum,
-    Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge, Op::BitAnd, Op::BitOr, Op::BitXor,
+    Op::Add,
+    Op::Sub,
+    Op::Mul,
+    Op::Div,
+    Op::FloorDiv,
+    Op::Mod,
+    Op::Pow,
+    Op::Maximum,
+    Op::Minimum,
+    Op::Eq,
+    Op::Ne,
+    Op::Lt,
+    Op::Le,
+    Op::Gt,
+    Op::Ge,
+    Op::BitAnd,
+    Op::BitOr,
+    Op::BitXor,
 ];
 
 proptest! {
@@ -63,7 +79,14 @@ proptest! {
 fn broadcasting_edges() {
     let Some(gpu) = common::gpu() else { return };
     let t = |s: &[usize]| Tensor::from_f32((0..s.iter().product::<usize>()).map(|i| i as f32 - 3.5).collect(), s).unwrap();
-    for (a, b) in [(vec![], vec![2, 3]), (vec![3, 1], vec![1, 4]), (vec![2, 1, 3], vec![4, 1]), (vec![1], vec![0, 3]), (vec![0], vec![]), (vec![2, 3], vec![3, 2])] {
+    for (a, b) in [
+        (vec![], vec![2, 3]),
+        (vec![3, 1], vec![1, 4]),
+        (vec![2, 1, 3], vec![4, 1]),
+        (vec![1], vec![0, 3]),
+        (vec![0], vec![]),
+        (vec![2, 3], vec![3, 2]),
+    ] {
         for op in [Op::Add, Op::Sub, Op::Lt, Op::Maximum] {
             assert_same(gpu, &op, &[t(&a), t(&b)]);
             assert_same(gpu, &op, &[t(&b), t(&a)]);

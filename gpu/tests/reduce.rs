@@ -12,10 +12,10 @@ use proptest::prelude::*;
 fn input_and_axes() -> impl Strategy<Value = (graph::Tensor, Option<Vec<i64>>)> {
     (prop::sample::select(SMALL.to_vec()), shape()).prop_flat_map(|(d, s)| {
         let r = s.len() as i64;
-        let valid = prop::sample::subsequence((0..r).collect::<Vec<_>>(), 0..=s.len())
-            .prop_flat_map(move |axes| prop::collection::vec(any::<bool>(), axes.len()).prop_map(move |neg| {
-                axes.iter().zip(&neg).map(|(&a, &n)| if n { a - r } else { a }).collect::<Vec<i64>>()
-            }));
+        let valid = prop::sample::subsequence((0..r).collect::<Vec<_>>(), 0..=s.len()).prop_flat_map(move |axes| {
+            prop::collection::vec(any::<bool>(), axes.len())
+                .prop_map(move |neg| axes.iter().zip(&neg).map(|(&a, &n)| if n { a - r } else { a }).collect::<Vec<i64>>())
+        });
         let axes = prop_oneof![2 => Just(None), 6 => valid.prop_map(Some), 1 => prop::collection::vec(-5i64..5, 1..3).prop_map(Some)];
         (tensor(d, s), axes)
     })

@@ -1,4 +1,4 @@
-//! Issue 4's staging workloads on the graph executor: the graphs the tracer
+//! The staging workloads on the graph executor: the graphs the tracer
 //! makes of `benches/staging/{rnn,sgd,decode}.py` (node for node, as
 //! `stagecheck run --mode staged --show-graph` prints them), built here with
 //! the IR, validated, checked bit for bit against the same ops run eagerly
@@ -91,13 +91,8 @@ fn rnn() -> Workload {
         &[14, 13, 2, 3, 4, 5, 6, 7],
     ));
     let weights = |k: usize| f32s(&[16, 16], move |i| (i % k) as f32 * 0.0625 - 0.1875);
-    let args = vec![
-        f32s(&[64, 8, 16], |i| (i % 9) as f32 * 0.25 - 1.0),
-        f32s(&[8, 16], |_| 0.0),
-        weights(7),
-        weights(5),
-        f32s(&[16], |_| 0.0),
-    ];
+    let args =
+        vec![f32s(&[64, 8, 16], |i| (i % 9) as f32 * 0.25 - 1.0), f32s(&[8, 16], |_| 0.0), weights(7), weights(5), f32s(&[16], |_| 0.0)];
     Workload { name: "rnn", lib, args, eager: rnn_eager }
 }
 
@@ -136,13 +131,7 @@ fn sgd() -> Workload {
         ],
         &[9, 7],
     ));
-    lib.add(func(
-        "while_cond",
-        &vars,
-        vec![sig(DType::Bool, &[])],
-        vec![Node::Const(Tensor::scalar_i32(100)), op(Op::Lt, &[1, 5])],
-        &[6],
-    ));
+    lib.add(func("while_cond", &vars, vec![sig(DType::Bool, &[])], vec![Node::Const(Tensor::scalar_i32(100)), op(Op::Lt, &[1, 5])], &[6]));
     lib.add(func(
         "while_body",
         &vars,
@@ -214,13 +203,7 @@ fn decode() -> Workload {
         ],
         &[7, 8],
     ));
-    lib.add(func(
-        "while_cond",
-        &vars,
-        vec![sig(DType::Bool, &[])],
-        vec![Node::Const(Tensor::scalar_i32(200)), op(Op::Lt, &[0, 4])],
-        &[5],
-    ));
+    lib.add(func("while_cond", &vars, vec![sig(DType::Bool, &[])], vec![Node::Const(Tensor::scalar_i32(200)), op(Op::Lt, &[0, 4])], &[5]));
     lib.add(func(
         "while_body",
         &vars,
@@ -300,11 +283,6 @@ fn main() {
                 black_box((w.eager)(black_box(&w.args)));
             })
         };
-        println!(
-            "{}: graph {:.1} us/call (eager through eval: {:.1} us/call)",
-            w.name,
-            graph * 1e6,
-            eager * 1e6
-        );
+        println!("{}: graph {:.1} us/call (eager through eval: {:.1} us/call)", w.name, graph * 1e6, eager * 1e6);
     }
 }

@@ -3,6 +3,7 @@
 //! code, element for element. It checks with `infer` first, then dispatches on
 //! the inputs' dtypes to the generic kernels in `kernels/`.
 
+use crate::dtype::DType;
 use crate::error::OpError;
 use crate::infer::infer_sig;
 use crate::kernels::cast::cast;
@@ -16,7 +17,6 @@ use crate::kernels::reduce::{argmax, argmax_shape, extreme, mean, reduced_axes, 
 use crate::op::Op;
 use crate::shape::same_shape;
 use crate::tensor::{with_array, Data, Tensor};
-use crate::dtype::DType;
 
 /// Computes `op` on `inputs`. Errors are `InvalidArgument` for what `infer`
 /// refuses, `ZeroDivision` for integer `FloorDiv`/`Mod` by zero, and

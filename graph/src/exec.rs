@@ -23,7 +23,7 @@
 //! nothing: reads fall back to the library's tensor (`Plan::const_node`;
 //! constants are never donors), so no reference count moves. Predicates are
 //! read with [`Device::scalar`]. Throughput: `graph/benches/exec.rs`, and
-//! issue 4's workloads in `graph/benches/workloads.rs`.
+//! the staging workloads in `graph/benches/workloads.rs`.
 
 use crate::error::OpError;
 use crate::eval::eval;
@@ -54,14 +54,7 @@ pub trait Device {
     /// over (it has the output's dtype and shape); `others` are the other
     /// inputs in order. A device may compute the output into the donor's
     /// storage; by default, `op`.
-    fn op_into(
-        &self,
-        op: &Op,
-        donor: Self::Value,
-        k: usize,
-        others: &[&Self::Value],
-        sig: Option<&Sig>,
-    ) -> Result<Self::Value, OpError> {
+    fn op_into(&self, op: &Op, donor: Self::Value, k: usize, others: &[&Self::Value], sig: Option<&Sig>) -> Result<Self::Value, OpError> {
         self.op(op, &with_donor(others, k, &donor), sig)
     }
     /// A host tensor on the device: arguments, and `Const` nodes (a device may
@@ -197,11 +190,18 @@ impl<V> Pool<V> {
 enum Wait<V> {
     Nothing,
     /// The results of a call or a cond branch, defining node `node`'s values.
-    Results { node: usize },
+    Results {
+        node: usize,
+    },
     /// A loop condition's verdict on `vars`.
-    LoopCond { node: usize, vars: Slots<V> },
+    LoopCond {
+        node: usize,
+        vars: Slots<V>,
+    },
     /// A loop body's new variables.
-    LoopBody { node: usize },
+    LoopBody {
+        node: usize,
+    },
 }
 
 struct Frame<'l, V> {
@@ -297,17 +297,9 @@ impl<'l, D: Device> Executor<'l, D> {
 
     /// Runs function `f` on `args`, which must match its parameters' dtypes and shapes.
     pub fn run(&self, f: FnId, args: &[Tensor]) -> Result<Vec<Tensor>, OpError> {
-        let func = self
-            .lib
-            .get(f)
-            .ok_or_else(|| OpError::invalid(format!("no function #{} in the library", f.0)))?;
+        let func = self.lib.get(f).ok_or_else(|| OpError::invalid(format!("no function #{} in the library", f.0)))?;
         if args.len() != func.params.len() {
-            return Err(OpError::invalid(format!(
-                "{} expects {} arguments, got {}",
-                func.name,
-                func.params.len(),
-                args.len()
-            )));
+            return Err(OpError::invalid(format!("{} expects {} arguments, got {}", func.name, func.params.len(), args.len())));
         }
         for (i, (arg, param)) in args.iter().zip(&func.params).enumerate() {
             if arg.dtype() != param.0 || arg.shape() != param.1.as_slice() {
@@ -339,7 +331,10 @@ impl<'l, D: Device> Executor<'l, D> {
                         pool.give(done.values);
                     }
                     if stack.is_empty() {
-                        return results.iter().map(|v| self.device.download(v.as_ref().ok_or_else(|| internal("a result is missing"))?)).collect();
+                        return results
+                            .iter()
+                            .map(|v| self.device.download(v.as_ref().ok_or_else(|| internal("a result is missing"))?))
+                            .collect();
                     }
                     returned = Some(results);
                 }
@@ -421,7 +416,11 @@ impl<'l, D: Device> Executor<'l, D> {
     /// returned twice).
     fn outputs(&self, func: &Function, plan: &Plan, values: &mut Slots<D::Value>, out: &mut Slots<D::Value>) -> Result<(), OpError> {
         for (k, v) in func.outputs.iter().enumerate() {
-            let repeated = if crate::planted::active("outputs_repeated_taken") { func.outputs[..k].contains(v) } else { func.outputs[k + 1..].contains(v) };
+            let repeated = if crate::planted::active("outputs_repeated_taken") {
+                func.outputs[..k].contains(v)
+            } else {
+                func.outputs[k + 1..].contains(v)
+            };
             let slot = values.get_mut(v.0 as usize).ok_or_else(|| internal(format!("x{} is not available", v.0)))?;
             let value = match if repeated { slot.clone() } else { slot.take() } {
                 Some(value) => value,

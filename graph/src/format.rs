@@ -170,4 +170,3 @@ impl fmt::Display for Tensor {
         f.write_str(&format_tensor(self))
     }
 }
-

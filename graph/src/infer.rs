@@ -57,20 +57,13 @@ fn require(op: &Op, d: DType, accepts: Accepts) -> Result<(), OpError> {
     if ok {
         Ok(())
     } else {
-        Err(OpError::invalid(format!(
-            "cannot compute {} on {d} tensors (expected {expected})",
-            op.name()
-        )))
+        Err(OpError::invalid(format!("cannot compute {} on {d} tensors (expected {expected})", op.name())))
     }
 }
 
 fn check_arity(op: &Op, n: usize) -> Result<(), OpError> {
     match op.arity() {
-        Some(k) if k != n => Err(OpError::invalid(format!(
-            "{} expects {k} input{}, got {n}",
-            op.name(),
-            if k == 1 { "" } else { "s" }
-        ))),
+        Some(k) if k != n => Err(OpError::invalid(format!("{} expects {k} input{}, got {n}", op.name(), if k == 1 { "" } else { "s" }))),
         None if n == 0 => Err(OpError::invalid(format!("{} expects at least one input, got 0", op.name()))),
         _ => Ok(()),
     }
@@ -109,10 +102,7 @@ pub(crate) fn infer_sig(op: &Op, inputs: &[(DType, &[usize])]) -> Result<(DType,
             require(op, d, Accepts::Numbers)?;
             Ok((d, matmul_shape(sa, sb)?))
         }
-        ReduceSum { axis, keepdims }
-        | ReduceMax { axis, keepdims }
-        | ReduceMin { axis, keepdims }
-        | ReduceMean { axis, keepdims } => {
+        ReduceSum { axis, keepdims } | ReduceMax { axis, keepdims } | ReduceMin { axis, keepdims } | ReduceMean { axis, keepdims } => {
             let (d, s) = inputs[0];
             require(op, d, Accepts::Numbers)?;
             let mask = reduced_axes(axis, s.len(), op.name())?;
@@ -120,11 +110,7 @@ pub(crate) fn infer_sig(op: &Op, inputs: &[(DType, &[usize])]) -> Result<(DType,
             if count == 0 {
                 match op {
                     ReduceMax { .. } | ReduceMin { .. } => {
-                        return Err(OpError::invalid(format!(
-                            "cannot compute {} of an empty axis: shape {}",
-                            op.name(),
-                            fmt_shape(s)
-                        )));
+                        return Err(OpError::invalid(format!("cannot compute {} of an empty axis: shape {}", op.name(), fmt_shape(s))));
                     }
                     ReduceMean { .. } if d.is_int() => return Err(OpError::zero_division()),
                     _ => {}
@@ -179,11 +165,7 @@ pub(crate) fn infer_sig(op: &Op, inputs: &[(DType, &[usize])]) -> Result<(DType,
             let dtypes: Vec<DType> = inputs.iter().map(|(d, _)| *d).collect();
             let d = same_dtype(op.name(), &dtypes)?;
             let shapes: Vec<&[usize]> = inputs.iter().map(|(_, s)| *s).collect();
-            let (_, out) = if matches!(op, Concat { .. }) {
-                concat_shape(&shapes, *axis)?
-            } else {
-                stack_shape(&shapes, *axis)?
-            };
+            let (_, out) = if matches!(op, Concat { .. }) { concat_shape(&shapes, *axis)? } else { stack_shape(&shapes, *axis)? };
             Ok((d, out))
         }
         Index { items } => Ok((inputs[0].0, IndexPlan::new(items, inputs[0].1)?.out_shape)),

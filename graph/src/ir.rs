@@ -135,9 +135,7 @@ impl Node {
     pub fn uses(&self) -> Vec<ValueId> {
         match self {
             Node::Const(_) | Node::Raise { .. } => Vec::new(),
-            Node::Op { inputs, .. } | Node::While { inputs, .. } | Node::Call { inputs, .. } | Node::Host { inputs, .. } => {
-                inputs.clone()
-            }
+            Node::Op { inputs, .. } | Node::While { inputs, .. } | Node::Call { inputs, .. } | Node::Host { inputs, .. } => inputs.clone(),
             Node::Cond { pred, inputs, .. } => std::iter::once(*pred).chain(inputs.iter().copied()).collect(),
         }
     }

@@ -39,9 +39,9 @@
 
 use crate::dtype::DType;
 use crate::error::{ErrorKind, OpError};
+use crate::kernels::elem::Elem;
 use crate::op::{Op, DYN};
 use crate::shape::fmt_shape;
-use crate::kernels::elem::Elem;
 use crate::tensor::{with_array, Data};
 use ndarray::{ArrayD, Axis, IxDyn, Slice};
 
@@ -196,7 +196,9 @@ pub(crate) fn eval_list(op: &Op, inputs: &[&crate::Tensor]) -> Result<Data, OpEr
             let keep = n.checked_sub(1).ok_or_else(empty_pop)?;
             Elem::wrap(a.slice_axis(Axis(0), Slice::from(..keep)).to_owned())
         }),
-        Op::ListLen => Data::I32(ArrayD::from_elem(IxDyn(&[]), i32::try_from(n).map_err(|_| OpError::invalid("a list longer than int32"))?)),
+        Op::ListLen => {
+            Data::I32(ArrayD::from_elem(IxDyn(&[]), i32::try_from(n).map_err(|_| OpError::invalid("a list longer than int32"))?))
+        }
         Op::ListStack { axis } => {
             let list = inputs[0];
             let elements: Vec<crate::Tensor> = with_array!(list.data(), a => {

@@ -22,6 +22,7 @@ pub enum IndexItem {
 /// documented on the variants and in `kernels/`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
+#[rustfmt::skip]
 pub enum Op {
     // Unary, elementwise.
     /// Ints wrap (`-MIN == MIN`).

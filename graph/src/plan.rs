@@ -164,12 +164,7 @@ mod tests {
             name: "f".into(),
             params: vec![n.clone(), n.clone()],
             results: vec![n.clone(), n],
-            nodes: vec![
-                op(Op::Neg, &[0]),
-                op(Op::Add, &[2, 2]),
-                Node::Const(Tensor::scalar_i32(1)),
-                op(Op::Mul, &[3, 0]),
-            ],
+            nodes: vec![op(Op::Neg, &[0]), op(Op::Add, &[2, 2]), Node::Const(Tensor::scalar_i32(1)), op(Op::Mul, &[3, 0])],
             outputs: vec![ValueId(5), ValueId(3)],
         };
         let plan = Plan::new(&Library::new(), &f);

@@ -1,7 +1,7 @@
 //! Planted bugs (feature `planted-bugs`, for tests of the fuzzer only):
 //! one-line slips in the graph executor and the kernels only it runs (the
 //! in-place kernels, the donor rule, the flat loop), chosen by
-//! `STAGECHECK_PLANT`, that the fuzz loop must find (issue 18). Each is
+//! `STAGECHECK_PLANT`, that the fuzz loop must find. Each is
 //! described in the catalogue, `stagecheck::planted::CATALOGUE`. Kernels that
 //! eager runs share (`eval`) are not planted here: eager and staged runs
 //! would agree on the wrong value. Without the feature every check is a

@@ -74,11 +74,9 @@ fn attrs(op: &Op) -> Vec<(&'static str, String)> {
         Op::Reshape { shape } => vec![("shape", list(shape, i64::to_string))],
         Op::Transpose { perm } => vec![("perm", opt(perm, |p| list(p, usize::to_string)))],
         Op::Index { items } => vec![("items", list(items, index_item))],
-        Op::Fill { shape, dtype, value } => vec![
-            ("shape", list(shape, usize::to_string)),
-            ("dtype", dtype.to_string()),
-            ("value", f64_to_text(*value)),
-        ],
+        Op::Fill { shape, dtype, value } => {
+            vec![("shape", list(shape, usize::to_string)), ("dtype", dtype.to_string()), ("value", f64_to_text(*value))]
+        }
         Op::Range { start, limit, delta, dtype } => vec![
             ("start", f64_to_text(*start)),
             ("limit", f64_to_text(*limit)),
@@ -114,13 +112,9 @@ impl Library {
                 }
                 s + ")"
             }
-            Node::Cond { pred, then_fn, else_fn, inputs } => format!(
-                "(cond {} {} {} {})",
-                value(*pred),
-                self.fn_ref(*then_fn),
-                self.fn_ref(*else_fn),
-                args(inputs)
-            ),
+            Node::Cond { pred, then_fn, else_fn, inputs } => {
+                format!("(cond {} {} {} {})", value(*pred), self.fn_ref(*then_fn), self.fn_ref(*else_fn), args(inputs))
+            }
             Node::While { cond_fn, body_fn, inputs } => {
                 format!("(while {} {} {})", self.fn_ref(*cond_fn), self.fn_ref(*body_fn), args(inputs))
             }

@@ -20,10 +20,7 @@ pub fn check_num_elements(shape: &[usize]) -> Result<usize, OpError> {
         n = n.saturating_mul(d.max(1));
     }
     if n > MAX_ELEMENTS {
-        return Err(OpError::invalid(format!(
-            "tensor of shape {} is too large (more than {MAX_ELEMENTS} elements)",
-            fmt_shape(shape)
-        )));
+        return Err(OpError::invalid(format!("tensor of shape {} is too large (more than {MAX_ELEMENTS} elements)", fmt_shape(shape))));
     }
     Ok(if zero { 0 } else { n })
 }
@@ -46,11 +43,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>, OpError>
         } else if da == 1 {
             db
         } else {
-            return Err(OpError::invalid(format!(
-                "Incompatible shapes: {} vs. {}",
-                fmt_shape(a),
-                fmt_shape(b)
-            )));
+            return Err(OpError::invalid(format!("Incompatible shapes: {} vs. {}", fmt_shape(a), fmt_shape(b))));
         };
     }
     check_num_elements(&out)?;
@@ -61,10 +54,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>, OpError>
 pub fn normalize_axis(axis: i64, rank: usize, what: &str) -> Result<usize, OpError> {
     let r = rank as i64;
     if axis < -r || axis >= r {
-        return Err(OpError::invalid(format!(
-            "{what}: axis {axis} is out of range for a tensor of rank {rank} (expected [{}, {r}))",
-            -r
-        )));
+        return Err(OpError::invalid(format!("{what}: axis {axis} is out of range for a tensor of rank {rank} (expected [{}, {r}))", -r)));
     }
     Ok(if axis < 0 { (axis + r) as usize } else { axis as usize })
 }

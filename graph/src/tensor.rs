@@ -59,11 +59,7 @@ pub struct Tensor(Arc<Data>);
 fn from_vec<T>(values: Vec<T>, shape: &[usize], wrap: fn(ArrayD<T>) -> Data) -> Result<Tensor, OpError> {
     let n = check_num_elements(shape)?;
     if n != values.len() {
-        return Err(OpError::invalid(format!(
-            "{} values cannot fill a tensor of shape {:?}",
-            values.len(),
-            shape
-        )));
+        return Err(OpError::invalid(format!("{} values cannot fill a tensor of shape {:?}", values.len(), shape)));
     }
     let array = ArrayD::from_shape_vec(IxDyn(shape), values).map_err(|e| OpError::invalid(e.to_string()))?;
     Ok(Tensor::new(wrap(array)))

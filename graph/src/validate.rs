@@ -36,18 +36,12 @@ pub(crate) fn fmt_sigs(sigs: &[Sig]) -> String {
 }
 
 fn callee<'l>(lib: &'l Library, id: FnId, role: &str) -> Result<&'l Function, String> {
-    lib.get(id)
-        .ok_or_else(|| format!("{role} #{} does not exist ({} functions)", id.0, lib.functions.len()))
+    lib.get(id).ok_or_else(|| format!("{role} #{} does not exist ({} functions)", id.0, lib.functions.len()))
 }
 
 fn expect_params(f: &Function, role: &str, given: &[Sig]) -> Result<(), String> {
     if f.params != given {
-        return Err(format!(
-            "{role} {} takes {} but is given {}",
-            f.name,
-            fmt_sigs(&f.params),
-            fmt_sigs(given)
-        ));
+        return Err(format!("{role} {} takes {} but is given {}", f.name, fmt_sigs(&f.params), fmt_sigs(given)));
     }
     Ok(())
 }
@@ -58,9 +52,7 @@ pub(crate) fn value_types(lib: &Library, f: &Function) -> Result<Vec<Sig>, Strin
     for (i, node) in f.nodes.iter().enumerate() {
         let at = |e: String| format!("node {i} (x{}): {e}", types.len());
         let get = |v: ValueId| -> Result<Sig, String> {
-            types.get(v.0 as usize).cloned().ok_or_else(|| {
-                format!("uses x{} before it is defined ({} values so far)", v.0, types.len())
-            })
+            types.get(v.0 as usize).cloned().ok_or_else(|| format!("uses x{} before it is defined ({} values so far)", v.0, types.len()))
         };
         let inputs: Vec<Sig> = match node {
             Node::Const(_) | Node::Raise { .. } => Vec::new(),
@@ -68,9 +60,7 @@ pub(crate) fn value_types(lib: &Library, f: &Function) -> Result<Vec<Sig>, Strin
             | Node::Cond { inputs, .. }
             | Node::While { inputs, .. }
             | Node::Call { inputs, .. }
-            | Node::Host { inputs, .. } => {
-                inputs.iter().map(|&v| get(v)).collect::<Result<_, _>>().map_err(at)?
-            }
+            | Node::Host { inputs, .. } => inputs.iter().map(|&v| get(v)).collect::<Result<_, _>>().map_err(at)?,
         };
         let outputs: Vec<Sig> = match node {
             Node::Const(t) => vec![(t.dtype(), t.shape().to_vec())],
@@ -103,11 +93,7 @@ pub(crate) fn value_types(lib: &Library, f: &Function) -> Result<Vec<Sig>, Strin
                 expect_params(c, "loop condition", &inputs).map_err(at)?;
                 expect_params(b, "loop body", &inputs).map_err(at)?;
                 if c.results != [(DType::Bool, vec![])] {
-                    return Err(at(format!(
-                        "loop condition {} returns {} (expected one bool scalar)",
-                        c.name,
-                        fmt_sigs(&c.results)
-                    )));
+                    return Err(at(format!("loop condition {} returns {} (expected one bool scalar)", c.name, fmt_sigs(&c.results))));
                 }
                 if b.results != inputs {
                     return Err(at(format!(
@@ -131,16 +117,10 @@ pub(crate) fn value_types(lib: &Library, f: &Function) -> Result<Vec<Sig>, Strin
     let returned: Vec<Sig> = f
         .outputs
         .iter()
-        .map(|v| {
-            types.get(v.0 as usize).cloned().ok_or_else(|| format!("returns x{}, which is not defined", v.0))
-        })
+        .map(|v| types.get(v.0 as usize).cloned().ok_or_else(|| format!("returns x{}, which is not defined", v.0)))
         .collect::<Result<_, _>>()?;
     if returned != f.results {
-        return Err(format!(
-            "returns {} but declares {}",
-            fmt_sigs(&returned),
-            fmt_sigs(&f.results)
-        ));
+        return Err(format!("returns {} but declares {}", fmt_sigs(&returned), fmt_sigs(&f.results)));
     }
     Ok(types)
 }

@@ -43,7 +43,10 @@ impl Tensor {
         let bad = |v: &Value| OpError::invalid(format!("cannot convert {v:?} to a {dtype} tensor"));
         match dtype {
             DType::Bool => {
-                let v = leaves.iter().map(|v| match v { Value::Bool(b) => Ok(*b), _ => Err(bad(v)) });
+                let v = leaves.iter().map(|v| match v {
+                    Value::Bool(b) => Ok(*b),
+                    _ => Err(bad(v)),
+                });
                 Tensor::from_bool(v.collect::<Result<_, _>>()?, &shape)
             }
             DType::Int32 => {
@@ -68,9 +71,7 @@ impl Tensor {
 
 fn collect_leaves<'v>(value: &'v Value, shape: &[usize], out: &mut Vec<&'v Value>) -> Result<(), OpError> {
     match (value, shape.split_first()) {
-        (Value::List(items), Some((&n, rest))) if items.len() == n => {
-            items.iter().try_for_each(|item| collect_leaves(item, rest, out))
-        }
+        (Value::List(items), Some((&n, rest))) if items.len() == n => items.iter().try_for_each(|item| collect_leaves(item, rest, out)),
         (Value::List(_), _) | (_, Some(_)) => {
             Err(OpError::invalid("cannot convert a ragged nested list to a tensor (rows of different lengths)"))
         }

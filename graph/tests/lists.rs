@@ -176,7 +176,9 @@ fn ops_after_a_stacked_list_run_on_the_real_length() {
 #[test]
 fn list_ops_print_with_their_unknown_length() {
     let text = grown(pair()).to_string();
-    for part in ["(list_new :dtype float32 :shape [2])", "(list_push x1 x4)", "(x1 float32 [? 2])", "(list_stack x4 :axis 0)", "(list_len x4)"] {
+    for part in
+        ["(list_new :dtype float32 :shape [2])", "(list_push x1 x4)", "(x1 float32 [? 2])", "(list_stack x4 :axis 0)", "(list_len x4)"]
+    {
         assert!(text.contains(part), "{part} not in\n{text}");
     }
 }

@@ -4,9 +4,7 @@
 
 use proptest::prelude::*;
 use proptest::sample::select;
-use stagecheck_graph::{
-    eval, infer, run, DType, ErrorKind, FnId, Function, IndexItem, Library, Node, Op, OpError, Tensor, ValueId,
-};
+use stagecheck_graph::{eval, infer, run, DType, ErrorKind, FnId, Function, IndexItem, Library, Node, Op, OpError, Tensor, ValueId};
 
 fn dtype() -> impl Strategy<Value = DType> {
     select(DType::ALL.to_vec())
@@ -23,9 +21,8 @@ fn shape() -> impl Strategy<Value = Vec<usize>> {
 /// `s` with leading dims dropped and some dims set to 1 (broadcasts with `s`).
 fn broadcast_variant(s: Vec<usize>) -> impl Strategy<Value = Vec<usize>> {
     let n = s.len();
-    (0..=n, prop::collection::vec(any::<bool>(), n)).prop_map(move |(drop, ones)| {
-        s.iter().zip(ones).skip(drop).map(|(&d, one)| if one { 1 } else { d }).collect()
-    })
+    (0..=n, prop::collection::vec(any::<bool>(), n))
+        .prop_map(move |(drop, ones)| s.iter().zip(ones).skip(drop).map(|(&d, one)| if one { 1 } else { d }).collect())
 }
 
 fn related_shape(s: Vec<usize>) -> impl Strategy<Value = Vec<usize>> {
@@ -58,9 +55,9 @@ fn tensor(d: DType, shape: Vec<usize>) -> BoxedStrategy<Tensor> {
         DType::Bool => vec(any::<bool>(), n).prop_map(move |v| Tensor::from_bool(v, &shape).unwrap()).boxed(),
         DType::Int32 => vec(int32(), n).prop_map(move |v| Tensor::from_i32(v, &shape).unwrap()).boxed(),
         DType::Int64 => vec(int64(), n).prop_map(move |v| Tensor::from_i64(v, &shape).unwrap()).boxed(),
-        DType::Float32 => vec(float64(), n)
-            .prop_map(move |v| Tensor::from_f32(v.into_iter().map(|x| x as f32).collect(), &shape).unwrap())
-            .boxed(),
+        DType::Float32 => {
+            vec(float64(), n).prop_map(move |v| Tensor::from_f32(v.into_iter().map(|x| x as f32).collect(), &shape).unwrap()).boxed()
+        }
         DType::Float64 => vec(float64(), n).prop_map(move |v| Tensor::from_f64(v, &shape).unwrap()).boxed(),
     }
 }
@@ -83,8 +80,8 @@ fn index_item() -> impl Strategy<Value = IndexItem> {
 fn op() -> impl Strategy<Value = Op> {
     use Op::*;
     let plain = select(vec![
-        Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, LogicalNot, Invert, Add, Sub, Mul, Div, FloorDiv, Mod, Pow,
-        Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, BitAnd, BitOr, BitXor, MatMul, Where, Identity,
+        Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, LogicalNot, Invert, Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, Eq,
+        Ne, Lt, Le, Gt, Ge, BitAnd, BitOr, BitXor, MatMul, Where, Identity,
     ]);
     let reduce = (0..4, axes(), any::<bool>()).prop_map(|(k, axis, keepdims)| match k {
         0 => ReduceSum { axis, keepdims },

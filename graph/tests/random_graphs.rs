@@ -14,7 +14,14 @@ fn node() -> impl Strategy<Value = Node> {
     let id = || (0u32..6).prop_map(ValueId);
     let ids = || prop::collection::vec((0u32..6).prop_map(ValueId), 0..3);
     let fid = || (0u32..4).prop_map(FnId);
-    let ops = select(vec![Op::Add, Op::Neg, Op::Lt, Op::Identity, Op::Cast { dtype: DType::Bool }, Op::ReduceSum { axis: None, keepdims: false }]);
+    let ops = select(vec![
+        Op::Add,
+        Op::Neg,
+        Op::Lt,
+        Op::Identity,
+        Op::Cast { dtype: DType::Bool },
+        Op::ReduceSum { axis: None, keepdims: false },
+    ]);
     prop_oneof![
         2 => prop_oneof![
             Just(Tensor::scalar_bool(true)),

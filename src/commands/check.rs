@@ -21,6 +21,8 @@ pub(crate) enum Output {
     Text { full: bool },
 }
 
+// One parameter per `check` flag, passed from the parsed command line once.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn check_cmd(
     file: &Path,
     modes: &[Mode],
@@ -34,7 +36,9 @@ pub(crate) fn check_cmd(
     let config = stagecheck::executor::Config { gpu_shadow, ..config(time_limit, 512)? };
     if let Some(name) = target {
         if oracle.is_some() {
-            return Err(InputError("--oracle cpython compares RustPython's runs; a --target runs its own original under its own runtime".into()));
+            return Err(InputError(
+                "--oracle cpython compares RustPython's runs; a --target runs its own original under its own runtime".into(),
+            ));
         }
         if gradcheck {
             return Err(InputError("--gradcheck checks our runtime's gradients; a --target has its own".into()));
@@ -90,7 +94,13 @@ pub(crate) fn check_cmd(
 
 /// `check --target NAME`: the program on the target's worker in the target's
 /// modes among `modes`, compared by the same oracle.
-fn check_target(file: &Path, modes: &[Mode], output: Output, config: stagecheck::executor::Config, name: &str) -> Result<ExitCode, InputError> {
+fn check_target(
+    file: &Path,
+    modes: &[Mode],
+    output: Output,
+    config: stagecheck::executor::Config,
+    name: &str,
+) -> Result<ExitCode, InputError> {
     let target = stagecheck::targets::Target::resolve(name).map_err(InputError)?;
     let modes = target.modes_of(modes).map_err(InputError)?;
     let source = read_program(file)?;
@@ -138,14 +148,20 @@ fn print_report(report: &stagecheck::check::CheckReport, full: bool) {
         println!(
             "  slow: {} ran past the time limit, then ended as the original did, given {:.1} s ({}x the original's time, \
              at most {}x the limit): {:.1}x the original's time, slower but not divergent",
-            slow.mode, slow.limit, stagecheck::check::SLOW_RATIO, stagecheck::fuzz::outcome::SLOW_FACTOR, slow.ratio
+            slow.mode,
+            slow.limit,
+            stagecheck::check::SLOW_RATIO,
+            stagecheck::fuzz::outcome::SLOW_FACTOR,
+            slow.ratio
         );
     }
     for (mode, run) in &report.runs {
         let ended = |outcome: &stagecheck::executor::Outcome| shown(&outcome.terminal.to_string(), full);
         match run {
             ModeRun::Ran { outcome } if outcome.taken_from.is_some() => println!("  {mode:<9} {}{}", ended(outcome), taken_note(outcome)),
-            ModeRun::Ran { outcome } if *mode == Mode::StagedGpu || outcome.tolerance.is_some() => println!("  {mode:<9} {}{}", ended(outcome), gpu_note(outcome)),
+            ModeRun::Ran { outcome } if *mode == Mode::StagedGpu || outcome.tolerance.is_some() => {
+                println!("  {mode:<9} {}{}", ended(outcome), gpu_note(outcome))
+            }
             ModeRun::Ran { outcome } => println!("  {mode:<9} {}", ended(outcome)),
             ModeRun::Refused { error } => println!("  {mode:<9} refused: {}: {}", error.construct, shown(&error.reason, full)),
             ModeRun::Uncompilable { message, .. } => println!("  {mode:<9} uncompilable: {}", shown(message, full)),
@@ -156,7 +172,11 @@ fn print_report(report: &stagecheck::check::CheckReport, full: bool) {
 
 /// A message or a run's ending: whole with `--full`, else cut when long.
 fn shown(text: &str, full: bool) -> String {
-    if full { text.to_string() } else { stagecheck::abbreviate::text(text) }
+    if full {
+        text.to_string()
+    } else {
+        stagecheck::abbreviate::text(text)
+    }
 }
 
 /// The differences of `mode`'s run from the original's, one per line;

@@ -58,7 +58,8 @@ pub(crate) struct FuzzArgs {
 
 pub(crate) fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
     use stagecheck::fuzz::{self, Families};
-    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit, reduce_time, oracle, gpu, no_gpu_shadow, target } = args;
+    let FuzzArgs { time, seed, jobs, family, out, programs, stop_at_first, time_limit, reduce_time, oracle, gpu, no_gpu_shadow, target } =
+        args;
     let mut modes = fuzz::MODES.to_vec();
     if gpu {
         modes.push(Mode::StagedGpu);
@@ -85,10 +86,10 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
         ("both", Some(stagecheck_generator::Family::Plain)) => Families::Plain,
         ("both", Some(stagecheck_generator::Family::Tensor)) => Families::Tensor,
         _ => match family {
-        "plain" => Families::Plain,
-        "tensor" => Families::Tensor,
-        "both" => Families::Both,
-        other => return Err(InputError(format!("--family: unknown family {other:?} (plain, tensor or both)"))),
+            "plain" => Families::Plain,
+            "tensor" => Families::Tensor,
+            "both" => Families::Both,
+            other => return Err(InputError(format!("--family: unknown family {other:?} (plain, tensor or both)"))),
         },
     };
     if jobs == 0 {
@@ -119,7 +120,11 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
         let mut announced = announced.lock().expect("announced findings");
         for f in s.findings.iter().chain(cpython).filter(|f| announced.insert(f.id.clone())) {
             let line = format!("new finding {}: {}", f.id, f.path.display());
-            if bar.is_hidden() { println!("{line}") } else { bar.println(line) }
+            if bar.is_hidden() {
+                println!("{line}")
+            } else {
+                bar.println(line)
+            }
         }
         bar.set_message(format!(
             "{} programs, {:.1} checks/s, {} findings ({} new), refused {:.1}%",

@@ -35,8 +35,9 @@ pub(crate) struct GenerateArgs {
 pub(crate) fn generate_cmd(args: GenerateArgs) -> Result<ExitCode, InputError> {
     let GenerateArgs { family, seed, count, start, out, target } = args;
     let settings = match target.as_deref() {
-        Some(name) => stagecheck::targets::generator_settings(name)
-            .ok_or_else(|| InputError(format!("--target: {name:?} is no built-in target ({})", stagecheck::targets::builtin_names().join(", "))))?,
+        Some(name) => stagecheck::targets::generator_settings(name).ok_or_else(|| {
+            InputError(format!("--target: {name:?} is no built-in target ({})", stagecheck::targets::builtin_names().join(", ")))
+        })?,
         None => stagecheck_generator::Settings::DEFAULT,
     };
     let families = match family.as_str() {

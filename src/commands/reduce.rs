@@ -58,8 +58,16 @@ pub(crate) fn reduce_cmd(args: ReduceArgs) -> Result<ExitCode, InputError> {
     };
     let reduced = finding::reduce_file(&file, &out, &options, &mut progress).map_err(InputError)?;
     let r = &reduced.reduction;
-    println!("{}: {} lines from {} ({}), {} checks in {:.1} s{}", out.display(), r.lines_after, r.lines_before,
-        reduced.target, r.tests, r.elapsed.as_secs_f64(), if r.complete { "" } else { " (time budget reached)" });
+    println!(
+        "{}: {} lines from {} ({}), {} checks in {:.1} s{}",
+        out.display(),
+        r.lines_after,
+        r.lines_before,
+        reduced.target,
+        r.tests,
+        r.elapsed.as_secs_f64(),
+        if r.complete { "" } else { " (time budget reached)" }
+    );
     println!("replay: {}", finding::replay_command(&options.modes, options.under_test.as_ref(), &out));
     Ok(ExitCode::SUCCESS)
 }

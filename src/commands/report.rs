@@ -17,7 +17,13 @@ pub(crate) fn report_cmd(dirs: &[PathBuf], out: Option<&Path>, kinds: bool) -> R
     }
     let at = out.unwrap_or(&dirs[0]);
     let runs = summary.runs.len();
-    println!("report: {} ({runs} run{}, {} programs, {} findings)", at.join("index.html").display(), if runs == 1 { "" } else { "s" }, summary.programs, summary.stats.findings.len());
+    println!(
+        "report: {} ({runs} run{}, {} programs, {} findings)",
+        at.join("index.html").display(),
+        if runs == 1 { "" } else { "s" },
+        summary.programs,
+        summary.stats.findings.len()
+    );
     if kinds {
         let page = stagecheck::fuzz::kinds::write(at).map_err(InputError)?;
         println!("kinds: {}", page.display());

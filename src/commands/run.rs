@@ -7,7 +7,14 @@ use stagecheck::worker::Worker;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub(crate) fn run(file: &Path, json: bool, time_limit: f64, memory_limit: usize, mode: Mode, show_graph: bool) -> Result<ExitCode, InputError> {
+pub(crate) fn run(
+    file: &Path,
+    json: bool,
+    time_limit: f64,
+    memory_limit: usize,
+    mode: Mode,
+    show_graph: bool,
+) -> Result<ExitCode, InputError> {
     let config = config(time_limit, memory_limit)?;
     stagecheck::modes::available(&[mode]).map_err(InputError)?;
     let source = read_program(file)?;

@@ -13,10 +13,10 @@
 
 use super::{files, header_value, Entry};
 use crate::check::check;
-use crate::worker::Worker;
 use crate::modes::Mode;
 use crate::oracle::{Difference, Verdict};
 use crate::reduce::finding::{header_modes, header_target, split_header, Target};
+use crate::worker::Worker;
 use std::path::{Path, PathBuf};
 
 pub struct Options {
@@ -50,7 +50,11 @@ pub fn add(file: &Path, options: &Options, worker: &mut Worker) -> Result<PathBu
     let (expect, reason, status) = match (&report.verdict, &options.accepted) {
         (Verdict::Diverged { .. }, Some(why)) => ("diverged", Some(format!("accepted: {why}")), "accepted"),
         (other, Some(_)) => {
-            return Err(format!("{}: --accepted, but the modes do not diverge now: {}", file.display(), serde_json::to_string(other).unwrap_or_default()))
+            return Err(format!(
+                "{}: --accepted, but the modes do not diverge now: {}",
+                file.display(),
+                serde_json::to_string(other).unwrap_or_default()
+            ))
         }
         (Verdict::Diverged { mode, differences }, None) => ("diverged", Some(format!("open: {}", describe(*mode, differences))), "open"),
         (Verdict::Refused { construct, reason, .. }, None) => {

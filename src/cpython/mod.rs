@@ -43,14 +43,13 @@
 //! so `fuzz --oracle cpython` checks plain programs several times slower.
 
 use crate::executor::{Config as ExecConfig, Outcome, Terminal, Value};
-use crate::targets::protocol::canonical;
-use crate::oracle::{compare as compare_outcomes, Difference};
-use serde::Serialize;
 use crate::jail::pipes::{Drain, Keep};
+use crate::oracle::{compare as compare_outcomes, Difference};
+use crate::targets::protocol::canonical;
+use serde::Serialize;
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
 
 /// The kit and the wrapper's `main`, one script.
 fn wrapper() -> &'static str {
@@ -76,7 +75,11 @@ impl Python {
     pub fn find() -> Result<Python, String> {
         let program = std::env::var("STAGECHECK_PYTHON").unwrap_or_else(|_| "python3".into());
         let out = Command::new(&program)
-            .args(["-S", "-c", "import sys; print(sys.version.split()[0]); print(sys.executable); print(sys.prefix); print(sys.base_prefix)"])
+            .args([
+                "-S",
+                "-c",
+                "import sys; print(sys.version.split()[0]); print(sys.executable); print(sys.prefix); print(sys.base_prefix)",
+            ])
             .output()
             .map_err(|e| format!("--oracle cpython: cannot run {program}: {e}"))?;
         if !out.status.success() {
@@ -164,13 +167,16 @@ impl Python {
 /// (the targets protocol's run replies, [`crate::targets::protocol::Reply`]).
 fn parse(out: &[u8]) -> Result<CpythonRun, String> {
     use crate::targets::protocol::{outcome_from_python, Reply};
-    let reply: Reply = crate::worker::protocol::from_slice_deep(out).map_err(|e| if out.is_empty() { "no output".into() } else { e.to_string() })?;
+    let reply: Reply =
+        crate::worker::protocol::from_slice_deep(out).map_err(|e| if out.is_empty() { "no output".into() } else { e.to_string() })?;
     Ok(match reply {
         // Addresses named as RustPython's runs name theirs.
         Reply::Outcome(outcome) => CpythonRun::Ran { outcome: outcome_from_python(outcome) },
         Reply::Uncompilable { message, line } => CpythonRun::Uncompilable { message, line },
         Reply::Skipped(reason) => CpythonRun::Skipped { reason },
-        Reply::Ready(_) | Reply::Refused { .. } | Reply::FellBack { .. } | Reply::Crashed { .. } => return Err("a reply the wrapper does not give".into()),
+        Reply::Ready(_) | Reply::Refused { .. } | Reply::FellBack { .. } | Reply::Crashed { .. } => {
+            return Err("a reply the wrapper does not give".into())
+        }
     })
 }
 
@@ -178,11 +184,18 @@ fn parse(out: &[u8]) -> Result<CpythonRun, String> {
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum CpythonRun {
-    Ran { outcome: Outcome },
+    Ran {
+        outcome: Outcome,
+    },
     /// CPython does not compile the program RustPython ran.
-    Uncompilable { message: String, line: u32 },
+    Uncompilable {
+        message: String,
+        line: u32,
+    },
     /// Not compared, and why.
-    Skipped { reason: String },
+    Skipped {
+        reason: String,
+    },
 }
 
 /// RustPython's original run against CPython's.
@@ -393,7 +406,9 @@ fn raised(t: &Terminal, exc: &str) -> bool {
 pub fn compare(rustpython: &Outcome, cpython: &CpythonRun) -> CpythonVerdict {
     match &rustpython.terminal {
         Terminal::Diverged { limit } => return CpythonVerdict::Skipped { reason: format!("RustPython {limit}") },
-        Terminal::Crashed { .. } => return CpythonVerdict::Skipped { reason: "RustPython crashed (a finding of the modes' oracle)".into() },
+        Terminal::Crashed { .. } => {
+            return CpythonVerdict::Skipped { reason: "RustPython crashed (a finding of the modes' oracle)".into() }
+        }
         _ => {}
     }
     let cp = match cpython {
@@ -409,7 +424,7 @@ pub fn compare(rustpython: &Outcome, cpython: &CpythonRun) -> CpythonVerdict {
         return CpythonVerdict::Known { reason: "memory limits differ (MemoryError on one side)" };
     }
     // The VM sandbox refuses what CPython allows: creating or replacing code
-    // objects (issue 24).
+    // objects, whose bytecode RustPython trusts.
     if matches!(a, Terminal::Raised { exc_type, message, .. } if exc_type == "RuntimeError" && message == crate::executor::bytecode::REFUSED)
         && !raised(b, "RuntimeError")
     {

@@ -104,7 +104,9 @@ impl Stats {
         self.agree += other.agree;
         self.poisoned += other.poisoned;
         self.finding_hits += other.finding_hits;
-        for (mine, theirs) in [(&mut self.normalised, &other.normalised), (&mut self.known, &other.known), (&mut self.skipped, &other.skipped)] {
+        for (mine, theirs) in
+            [(&mut self.normalised, &other.normalised), (&mut self.known, &other.known), (&mut self.skipped, &other.skipped)]
+        {
             for (k, n) in theirs {
                 *mine.entry(k.clone()).or_default() += n;
             }
@@ -147,14 +149,31 @@ impl Stats {
         use std::fmt::Write as _;
         let mut m = String::new();
         let _ = writeln!(m, "\n## CPython oracle (CPython {} against RustPython's original run)\n", md::text(&self.version));
-        let _ = writeln!(m, "- {} agree, {} findings ({} new), {} poisoned by non-determinism", self.agree, self.finding_hits, self.findings.len(), self.poisoned);
-        for (what, map) in [("normalised (agree after the rule)", &self.normalised), ("known differences", &self.known), ("skipped", &self.skipped)] {
+        let _ = writeln!(
+            m,
+            "- {} agree, {} findings ({} new), {} poisoned by non-determinism",
+            self.agree,
+            self.finding_hits,
+            self.findings.len(),
+            self.poisoned
+        );
+        for (what, map) in
+            [("normalised (agree after the rule)", &self.normalised), ("known differences", &self.known), ("skipped", &self.skipped)]
+        {
             for (reason, n) in map {
                 let _ = writeln!(m, "- {what}: {n} × {}", md::text(reason));
             }
         }
         for f in &self.findings {
-            let _ = writeln!(m, "- finding {} (seed {} index {}, at {:.1} s): {}", md::code(&f.id), f.seed, f.index, f.at_seconds, md::code(&super::report::replay_command(f)));
+            let _ = writeln!(
+                m,
+                "- finding {} (seed {} index {}, at {:.1} s): {}",
+                md::code(&f.id),
+                f.seed,
+                f.index,
+                f.at_seconds,
+                md::code(&super::report::replay_command(f))
+            );
         }
         m
     }

@@ -10,10 +10,10 @@
 
 use super::case::Case;
 use super::outcome::Checked;
+use super::report::write_synced;
 use super::signature::Signature;
 use crate::modes::Mode;
 use std::collections::HashSet;
-use super::report::write_synced;
 use std::path::{Path, PathBuf};
 
 pub struct Store {
@@ -71,7 +71,12 @@ impl Store {
     }
 
     /// Saves a new finding with any verdict (the modes' or the CPython oracle's).
-    pub fn save_verdict(&mut self, case: &Case, verdict: &impl serde::Serialize, signature: &Signature) -> std::io::Result<Option<PathBuf>> {
+    pub fn save_verdict(
+        &mut self,
+        case: &Case,
+        verdict: &impl serde::Serialize,
+        signature: &Signature,
+    ) -> std::io::Result<Option<PathBuf>> {
         let id = signature.id();
         if self.known.contains(&id) {
             return Ok(None);

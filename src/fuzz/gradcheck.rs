@@ -1,4 +1,4 @@
-//! The gradient oracle in the fuzz loop (issue 20): a generated program
+//! The gradient oracle in the fuzz loop: a generated program
 //! that takes gradients (`sc.GradientTape`, generator/src/tensor_grad.rs)
 //! is also checked against float64 central differences
 //! (`crate::gradcheck`), as `check --gradcheck` does. The modes compare
@@ -11,8 +11,8 @@
 
 use super::case::Case;
 use super::signature::Signature;
-use crate::gradcheck::{gradcheck, GradCheck};
 use crate::executor::Config;
+use crate::gradcheck::{gradcheck, GradCheck};
 use crate::reduce::finding::{reduce_side_finding, SideOracle};
 use crate::worker::Worker;
 use std::path::Path;
@@ -56,4 +56,3 @@ pub fn reduce_saved(dir: &Path, exec: &Config, budget: Duration) {
         eprintln!("stagecheck fuzz: {}: not reduced: {e}", dir.display());
     }
 }
-

@@ -9,8 +9,8 @@
 //! `reduced.py`), so it can be written again at any time.
 
 use super::report::{by_count, Summary};
-use crate::oracle::{Difference, Verdict};
 use crate::markdown as md;
+use crate::oracle::{Difference, Verdict};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -40,7 +40,10 @@ pub fn render(summary: &Summary) -> String {
          how it ended (exception type and message), everything printed, and the globals left (ints exactly, \
          floats bit for bit). {} programs diverged, in {} findings; in {} the compiler declined the program \
          or a function of it (run as written, the rest agreeing).\n",
-        s.programs, s.finding_hits, s.findings.len(), s.refused
+        s.programs,
+        s.finding_hits,
+        s.findings.len(),
+        s.refused
     );
     let kinds = group(summary);
     let _ = writeln!(
@@ -81,7 +84,11 @@ pub fn render(summary: &Summary) -> String {
         let reduced = f.path.join("reduced.py");
         let (which, text, shown) = match std::fs::read_to_string(&reduced) {
             Ok(t) => ("reduced", t, reduced),
-            Err(_) => ("as generated (not reduced)", std::fs::read_to_string(f.path.join("program.py")).unwrap_or_default(), f.path.join("program.py")),
+            Err(_) => (
+                "as generated (not reduced)",
+                std::fs::read_to_string(f.path.join("program.py")).unwrap_or_default(),
+                f.path.join("program.py"),
+            ),
         };
         let replay = super::findings::replay_command(&f.mode, f.target.as_deref(), &shown);
         let body = crate::reduce::finding::split_header(&text).1.trim();
@@ -121,9 +128,9 @@ pub fn group(summary: &Summary) -> Vec<Kind<'_>> {
     for f in &s.findings {
         let hits = s.hits.get(&f.id).copied().unwrap_or(1);
         let reduced = std::fs::read_to_string(f.path.join("reduced.py")).ok();
-        let line = reduced.as_deref().and_then(|t| {
-            crate::reduce::finding::split_header(t).0.iter().find_map(|l| crate::targets::kinds::parse_header_line(l))
-        });
+        let line = reduced
+            .as_deref()
+            .and_then(|t| crate::reduce::finding::split_header(t).0.iter().find_map(|l| crate::targets::kinds::parse_header_line(l)));
         let size = reduced.as_deref().map_or(usize::MAX, |t| crate::reduce::finding::split_header(t).1.trim().lines().count());
         let (id, class) = match line {
             Some((id, class, constructs)) => (id, Some((class, constructs))),

@@ -34,8 +34,8 @@ pub mod signature;
 pub mod stats;
 
 use crate::executor::Config as ExecConfig;
-use crate::worker::Worker;
 use crate::modes::Mode;
+use crate::worker::Worker;
 use stagecheck_generator::Family;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -158,7 +158,7 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                             }
                         }
                     }
-                    // The gradient oracle (issue 20): gradients against finite differences.
+                    // The gradient oracle: gradients against finite differences.
                     let mut saved_grad = None;
                     if options.target.is_none() && !matches!(checked.kind, outcome::Kind::Invalid { .. }) {
                         if let Some((signature, report)) = gradcheck::check_case(&mut worker, &case) {
@@ -198,7 +198,15 @@ pub fn run(options: &Options, progress: &(dyn Fn(&stats::Stats) + Sync)) -> std:
                     s.record(&case, &checked, saved, started.elapsed());
                     if let Some((signature, path)) = saved_grad {
                         let at_seconds = started.elapsed().as_secs_f64();
-                        s.findings.push(stats::Finding { id: signature.id(), mode: signature.mode, path, seed: case.seed, index: case.index, at_seconds, target: None });
+                        s.findings.push(stats::Finding {
+                            id: signature.id(),
+                            mode: signature.mode,
+                            path,
+                            seed: case.seed,
+                            index: case.index,
+                            at_seconds,
+                            target: None,
+                        });
                     }
                     if let Some(c) = &against_cpython {
                         s.record_cpython(&case, c, saved_cpython, started.elapsed());

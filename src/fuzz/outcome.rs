@@ -14,25 +14,39 @@ use super::case::Case;
 use super::signature::Signature;
 use super::MODES;
 use crate::check::check;
-use crate::worker::Worker;
 use crate::oracle::Verdict;
+use crate::worker::Worker;
 
 #[derive(Clone, Debug)]
 pub enum Kind {
     Agree,
-    Refused { reason: String },
-    Finding { signature: Signature, verdict: Verdict },
+    Refused {
+        reason: String,
+    },
+    Finding {
+        signature: Signature,
+        verdict: Verdict,
+    },
     /// What the first check found and what the recheck gave instead.
-    Poisoned { first: String, again: String },
+    Poisoned {
+        first: String,
+        again: String,
+    },
     /// A mode ran out of time but finishes with a longer limit: slower, not
     /// different. `ratio`: its time over the original's in the longer run.
-    Slow { ratio: f64 },
+    Slow {
+        ratio: f64,
+    },
     /// The values or output parted ways after the GPU flushed subnormals
     /// (`note`: the mode and the first op that needed the allowance).
-    Flushed { note: String },
+    Flushed {
+        note: String,
+    },
     /// The generated program does not compile in RustPython (its compiler's
     /// bugs with nested scopes, or a generator bug): counted, kept for review.
-    Invalid { message: String },
+    Invalid {
+        message: String,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -72,41 +86,48 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
     let kind = match judged(worker, &case.program.source, &path, modes) {
         Err(e) => Kind::Invalid { message: e.to_string() },
         Ok(report) => {
-            taken = report.runs.iter().filter(|(_, r)| matches!(r, crate::modes::ModeRun::Ran { outcome } if outcome.taken_from.is_some())).count() as u64;
+            taken = report
+                .runs
+                .iter()
+                .filter(|(_, r)| matches!(r, crate::modes::ModeRun::Ran { outcome } if outcome.taken_from.is_some()))
+                .count() as u64;
             match report.verdict {
-            Verdict::Agree => Kind::Agree,
-            Verdict::Refused { construct, reason, .. } => Kind::Refused { reason: reason_key(&construct, &reason) },
-            Verdict::Diverged { .. } => {
-                // A finding must reproduce, and a mode that only ran out of
-                // time must also run out of time with a longer limit.
-                let again = if only_timed_out(&report.verdict) {
-                    let longer = worker.config().time_limit * SLOW_FACTOR;
-                    worker.with_time_limit(longer, |w| judged(w, &case.program.source, &path, modes))
-                } else {
-                    judged(worker, &case.program.source, &path, modes)
-                };
-                let under_target = worker.target().is_some();
-                match again {
-                    Ok(again) if again.verdict.is_finding() => {
-                        let signature = Signature::of_run(&report.verdict, &case.program.constructs, under_target);
-                        let second = Signature::of_run(&again.verdict, &case.program.constructs, under_target);
-                        if second == signature {
-                            match flushed(&report) {
-                                Some(note) => Kind::Flushed { note },
-                                None => Kind::Finding { signature, verdict: report.verdict },
+                Verdict::Agree => Kind::Agree,
+                Verdict::Refused { construct, reason, .. } => Kind::Refused { reason: reason_key(&construct, &reason) },
+                Verdict::Diverged { .. } => {
+                    // A finding must reproduce, and a mode that only ran out of
+                    // time must also run out of time with a longer limit.
+                    let again = if only_timed_out(&report.verdict) {
+                        let longer = worker.config().time_limit * SLOW_FACTOR;
+                        worker.with_time_limit(longer, |w| judged(w, &case.program.source, &path, modes))
+                    } else {
+                        judged(worker, &case.program.source, &path, modes)
+                    };
+                    let under_target = worker.target().is_some();
+                    match again {
+                        Ok(again) if again.verdict.is_finding() => {
+                            let signature = Signature::of_run(&report.verdict, &case.program.constructs, under_target);
+                            let second = Signature::of_run(&again.verdict, &case.program.constructs, under_target);
+                            if second == signature {
+                                match flushed(&report) {
+                                    Some(note) => Kind::Flushed { note },
+                                    None => Kind::Finding { signature, verdict: report.verdict },
+                                }
+                            } else {
+                                Kind::Poisoned { first: signature.id(), again: second.id() }
                             }
-                        } else {
-                            Kind::Poisoned { first: signature.id(), again: second.id() }
                         }
+                        Ok(again) => match again.verdict {
+                            Verdict::Refused { construct, reason, .. } => Kind::Refused { reason: reason_key(&construct, &reason) },
+                            _ if only_timed_out(&report.verdict) => Kind::Slow { ratio: again.slowest_ratio() },
+                            v => Kind::Poisoned {
+                                first: first_id(&report.verdict, case),
+                                again: format!("{v:?}").chars().take(120).collect(),
+                            },
+                        },
+                        Err(e) => Kind::Poisoned { first: first_id(&report.verdict, case), again: e.to_string() },
                     }
-                    Ok(again) => match again.verdict {
-                        Verdict::Refused { construct, reason, .. } => Kind::Refused { reason: reason_key(&construct, &reason) },
-                        _ if only_timed_out(&report.verdict) => Kind::Slow { ratio: again.slowest_ratio() },
-                        v => Kind::Poisoned { first: first_id(&report.verdict, case), again: format!("{v:?}").chars().take(120).collect() },
-                    },
-                    Err(e) => Kind::Poisoned { first: first_id(&report.verdict, case), again: e.to_string() },
                 }
-            }
             }
         }
     };
@@ -178,11 +199,8 @@ pub fn reason_key(construct: &str, reason: &str) -> String {
                 depth += 1;
             }
             ')' => depth = depth.saturating_sub(1),
-            c if c.is_ascii_digit() => {
-                if shown && !prev.is_ascii_digit() {
-                    head.push('N');
-                }
-            }
+            c if c.is_ascii_digit() && shown && !prev.is_ascii_digit() => head.push('N'),
+            c if c.is_ascii_digit() => {}
             c if shown => head.push(c),
             _ => {}
         }
@@ -229,7 +247,10 @@ mod tests {
         let mut outcome = Outcome::lost(Terminal::Completed, 1);
         let report = |differences: Vec<Difference>, outcome: &Outcome| crate::check::CheckReport {
             file: "f.py".into(),
-            runs: vec![(Mode::Original, ModeRun::Ran { outcome: Outcome::lost(Terminal::Completed, 1) }), (Mode::StagedGpu, ModeRun::Ran { outcome: outcome.clone() })],
+            runs: vec![
+                (Mode::Original, ModeRun::Ran { outcome: Outcome::lost(Terminal::Completed, 1) }),
+                (Mode::StagedGpu, ModeRun::Ran { outcome: outcome.clone() }),
+            ],
             verdict: Verdict::Diverged { mode: Mode::StagedGpu, differences },
             slow: None,
         };

@@ -105,7 +105,14 @@ impl Summary {
             new_findings: stats.findings.len(),
             timeline: stats.timeline.clone(),
         };
-        Summary { seconds: run.seconds, programs: run.programs, checks_per_second: run.checks_per_second, stats: stats.clone(), runs: vec![run], refused: Vec::new() }
+        Summary {
+            seconds: run.seconds,
+            programs: run.programs,
+            checks_per_second: run.checks_per_second,
+            stats: stats.clone(),
+            runs: vec![run],
+            refused: Vec::new(),
+        }
     }
 
     /// Reads `DIR/summary.json`, keeping only the findings that name their
@@ -216,7 +223,11 @@ fn copy_dir_atomic(from: &Path, to: &Path) -> std::io::Result<()> {
 pub fn markdown(summary: &Summary) -> String {
     let s = &summary.stats;
     let mut m = String::new();
-    let title = if summary.runs.len() == 1 { "# stagecheck fuzz run\n".to_string() } else { format!("# stagecheck fuzz runs ({} merged)\n", summary.runs.len()) };
+    let title = if summary.runs.len() == 1 {
+        "# stagecheck fuzz run\n".to_string()
+    } else {
+        format!("# stagecheck fuzz runs ({} merged)\n", summary.runs.len())
+    };
     let _ = writeln!(m, "{title}");
     for r in &summary.runs {
         let p = &r.parameters;
@@ -238,7 +249,11 @@ pub fn markdown(summary: &Summary) -> String {
         if s.slow > 0 { format!("; the slowest {:.1}x its original's time", s.slow_worst_ratio) } else { String::new() }, s.invalid,
         if s.flushed > 0 { format!(", {} parted ways after the GPU flushed float32 subnormals (WGSL allows it: not findings)", s.flushed) } else { String::new() });
     if s.staged_taken > 0 {
-        let _ = writeln!(m, "- {} staged runs taken from their program's unstaged run, not run again: it called no staged function and never read its mode", s.staged_taken);
+        let _ = writeln!(
+            m,
+            "- {} staged runs taken from their program's unstaged run, not run again: it called no staged function and never read its mode",
+            s.staged_taken
+        );
     }
     for (family, n) in &s.per_family {
         let _ = writeln!(m, "- {}: {n} programs, refusal rate {:.1}%", md::text(family), 100.0 * s.refusal_rate(family));
@@ -253,7 +268,15 @@ pub fn markdown(summary: &Summary) -> String {
         let _ = writeln!(m, "None new.");
     }
     for f in &s.findings {
-        let _ = writeln!(m, "- {} (seed {} index {}, at {:.1} s): {}", md::code(&f.id), f.seed, f.index, f.at_seconds, md::code(&replay_command(f)));
+        let _ = writeln!(
+            m,
+            "- {} (seed {} index {}, at {:.1} s): {}",
+            md::code(&f.id),
+            f.seed,
+            f.index,
+            f.at_seconds,
+            md::code(&replay_command(f))
+        );
     }
     if let Some(c) = &s.cpython {
         m.push_str(&c.markdown());
@@ -283,7 +306,7 @@ pub fn markdown(summary: &Summary) -> String {
 
 /// The family of construct `c` (the generator's table) and the share, in
 /// percent, of that family's programs that the `n` programs using it are:
-/// what a construct's coverage is measured against (issue 17's 1% bar).
+/// what a construct's coverage is measured against (the 1% bar of generator/tests/coverage.rs).
 pub fn family_share(s: &Stats, c: &str, n: u64) -> Option<(String, f64)> {
     let row = stagecheck_generator::TABLE.iter().find(|r| r.name == c)?;
     let family = row.family.name();

@@ -15,8 +15,8 @@
 //! compiler's message wording, printed in every program that prints its
 //! exceptions, is one finding, not one per set of constructs).
 
-use crate::oracle::{Difference, Verdict};
 use crate::executor::Terminal;
+use crate::oracle::{Difference, Verdict};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -52,7 +52,9 @@ impl Signature {
         if let (true, Verdict::Diverged { differences, .. }) = (under_target, verdict) {
             let key = text_key;
             match differences.first() {
-                Some(Difference::Stdout { original, other, .. }) => signature.detail = format!("stdout {} -> {}", key(original), key(other)),
+                Some(Difference::Stdout { original, other, .. }) => {
+                    signature.detail = format!("stdout {} -> {}", key(original), key(other))
+                }
                 Some(Difference::Global { original, other, .. }) => {
                     let show = |v: &Option<crate::executor::Value>| v.as_ref().map_or("<absent>".to_string(), |v| key(&v.to_string()));
                     signature.detail = format!("global {} -> {}", show(original), show(other));
@@ -90,9 +92,7 @@ impl Signature {
 /// must keep of its finding (`src/reduce/finding.rs`).
 pub fn kind_and_mode(verdict: &Verdict) -> (&'static str, String) {
     match verdict {
-        Verdict::Diverged { mode, differences } => {
-            (differences.first().map_or("none", Difference::kind), mode.to_string())
-        }
+        Verdict::Diverged { mode, differences } => (differences.first().map_or("none", Difference::kind), mode.to_string()),
         _ => ("none", String::new()),
     }
 }

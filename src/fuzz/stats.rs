@@ -169,7 +169,8 @@ impl Stats {
                 self.poisoned += 1;
                 if self.poisoned_cases.len() < POISONED_KEPT {
                     let n = self.poisoned_cases.len();
-                    self.poisoned_cases.push(format!("poisoned/{n:03}.py (seed {} index {}): first {first}, then {again}", case.seed, case.index));
+                    self.poisoned_cases
+                        .push(format!("poisoned/{n:03}.py (seed {} index {}): first {first}, then {again}", case.seed, case.index));
                 }
             }
             Kind::Slow { ratio } => {
@@ -276,7 +277,15 @@ impl Stats {
         let Some(c) = &mut self.cpython else { return };
         c.record(checked);
         if let (Some(path), super::cpython::Checked::Finding { signature, .. }) = (saved, checked) {
-            c.findings.push(Finding { id: signature.id(), mode: signature.mode.clone(), path, seed: case.seed, index: case.index, at_seconds: now.as_secs_f64(), target: None });
+            c.findings.push(Finding {
+                id: signature.id(),
+                mode: signature.mode.clone(),
+                path,
+                seed: case.seed,
+                index: case.index,
+                at_seconds: now.as_secs_f64(),
+                target: None,
+            });
         }
     }
 
@@ -294,7 +303,11 @@ impl Stats {
     pub fn refusal_rate(&self, family: &str) -> f64 {
         let n = self.per_family.get(family).copied().unwrap_or(0);
         let r = self.refused_per_family.get(family).copied().unwrap_or(0);
-        if n == 0 { 0.0 } else { r as f64 / n as f64 }
+        if n == 0 {
+            0.0
+        } else {
+            r as f64 / n as f64
+        }
     }
 }
 
@@ -304,7 +317,11 @@ fn one_second() -> f64 {
 
 fn per_second(previous: &Sample, seconds: f64, programs: u64) -> f64 {
     let dt = seconds - previous.seconds;
-    if dt > 0.0 { (programs - previous.programs) as f64 / dt } else { 0.0 }
+    if dt > 0.0 {
+        (programs - previous.programs) as f64 / dt
+    } else {
+        0.0
+    }
 }
 
 #[cfg(test)]

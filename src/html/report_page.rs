@@ -22,7 +22,9 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
     let mut b = format!("<h1>{}</h1>\n<p class=\"sub\">{}</p>\n", escape(&title), escape(&subtitle(summary)));
 
     let pct = |n: u64| 100.0 * n as f64 / s.programs.max(1) as f64;
-    let card = |class: &str, n: String, l: &str| format!("<div class=\"card {class}\"><div class=\"n\">{}</div><div class=\"l\">{}</div></div>", escape(&n), escape(l));
+    let card = |class: &str, n: String, l: &str| {
+        format!("<div class=\"card {class}\"><div class=\"n\">{}</div><div class=\"l\">{}</div></div>", escape(&n), escape(l))
+    };
     let findings_class = if s.findings.is_empty() { "good" } else { "bad" };
     b.push_str("<div class=\"cards\">");
     for c in [
@@ -65,10 +67,26 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
         let points = |r: &crate::fuzz::report::Run| r.timeline.iter().skip(skip).map(|p| (p.seconds, value(p))).collect();
         summary.runs.iter().map(|r| Series { name: run_name(r, runs), points: points(r) }).collect()
     };
-    let _ = write!(b, "<figure id=\"checks-per-second\">{}</figure>\n", line_chart("Checks per second", "seconds", "checks/s", &per_run(|p| p.checks_per_second, 1)));
-    let _ = write!(b, "<figure id=\"findings-over-time\">{}</figure>\n", line_chart("New findings", "seconds", "findings", &per_run(|p| p.findings as f64, 0)));
-    let _ = write!(b, "<figure id=\"programs-over-time\">{}</figure>\n", line_chart("Programs checked", "seconds", "programs", &per_run(|p| p.programs as f64, 0)));
-    let _ = write!(b, "<figure id=\"refusals-over-time\">{}</figure>\n", line_chart("Refused programs", "seconds", "refused", &per_run(|p| p.refused as f64, 0)));
+    let _ = writeln!(
+        b,
+        "<figure id=\"checks-per-second\">{}</figure>",
+        line_chart("Checks per second", "seconds", "checks/s", &per_run(|p| p.checks_per_second, 1))
+    );
+    let _ = writeln!(
+        b,
+        "<figure id=\"findings-over-time\">{}</figure>",
+        line_chart("New findings", "seconds", "findings", &per_run(|p| p.findings as f64, 0))
+    );
+    let _ = writeln!(
+        b,
+        "<figure id=\"programs-over-time\">{}</figure>",
+        line_chart("Programs checked", "seconds", "programs", &per_run(|p| p.programs as f64, 0))
+    );
+    let _ = writeln!(
+        b,
+        "<figure id=\"refusals-over-time\">{}</figure>",
+        line_chart("Refused programs", "seconds", "refused", &per_run(|p| p.refused as f64, 0))
+    );
     b.push_str("</div>\n");
 
     b.push_str("<h2 id=\"coverage\">Construct coverage</h2>\n");
@@ -80,17 +98,22 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
             None => Bar { text: format!("{:.1}% ({n})", pct(n)), label: c, value: pct(n) },
         })
         .collect();
-    let _ = write!(b, "<figure id=\"coverage-plot\">{}</figure>\n", bar_chart("Programs using each construct (%)", &coverage, 1.0, Some((1.0, "1%"))));
+    let _ = writeln!(
+        b,
+        "<figure id=\"coverage-plot\">{}</figure>",
+        bar_chart("Programs using each construct (%)", &coverage, 1.0, Some((1.0, "1%")))
+    );
 
     b.push_str("<h2 id=\"refusals\">Refusals by reason</h2>\n");
     let refusals = by_count(&s.refusals);
     let bars: Vec<Bar> = refusals.iter().map(|&(r, n)| Bar { label: r.to_string(), value: n as f64, text: n.to_string() }).collect();
-    let _ = write!(b, "<figure id=\"refusals-plot\">{}</figure>\n", bar_chart("Refused programs by reason", &bars, 0.0, None));
+    let _ = writeln!(b, "<figure id=\"refusals-plot\">{}</figure>", bar_chart("Refused programs by reason", &bars, 0.0, None));
     let examples = refusal_examples(dir);
     let rows: Vec<(String, Vec<String>)> = refusals
         .iter()
         .map(|&(r, n)| {
-            let example = examples.iter().find(|(reason, _)| reason == r).map_or(String::new(), |(_, file)| link(&format!("refusals/{file}"), file));
+            let example =
+                examples.iter().find(|(reason, _)| reason == r).map_or(String::new(), |(_, file)| link(&format!("refusals/{file}"), file));
             (String::new(), vec![escape(r), format!("{n}"), format!("{:.2}%", pct(n)), example])
         })
         .collect();
@@ -135,12 +158,36 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
         .collect();
     b.push_str(&table(
         "runs",
-        &["run", "seed", "families", "jobs", "--time", "--programs", "--time-limit", "memory", "--stop-at-first", "--reduce-time", "--oracle", "modes", "ran", "programs", "checks/s", "new findings", "version"],
+        &[
+            "run",
+            "seed",
+            "families",
+            "jobs",
+            "--time",
+            "--programs",
+            "--time-limit",
+            "memory",
+            "--stop-at-first",
+            "--reduce-time",
+            "--oracle",
+            "modes",
+            "ran",
+            "programs",
+            "checks/s",
+            "new findings",
+            "version",
+        ],
         &rows,
     ));
 
     b.push_str("<h2 id=\"files\">Files</h2>\n<ul>");
-    for (file, what) in [("summary.md", "summary (Markdown)"), ("summary.json", "everything counted (JSON)"), ("refusals", "first program of each refusal reason"), ("invalid", "programs RustPython cannot compile"), ("findings", "findings, one directory per signature")] {
+    for (file, what) in [
+        ("summary.md", "summary (Markdown)"),
+        ("summary.json", "everything counted (JSON)"),
+        ("refusals", "first program of each refusal reason"),
+        ("invalid", "programs RustPython cannot compile"),
+        ("findings", "findings, one directory per signature"),
+    ] {
         if dir.join(file).exists() {
             let _ = write!(b, "<li>{} — {}</li>", link(file, file), escape(what));
         }
@@ -151,11 +198,21 @@ pub fn render(summary: &Summary, dir: &Path) -> String {
 
 fn subtitle(summary: &Summary) -> String {
     let seeds: Vec<String> = summary.runs.iter().map(|r| r.parameters.seed.to_string()).collect();
-    format!("seed{} {}, {} programs in {:.1} s", if seeds.len() == 1 { "" } else { "s" }, seeds.join(", "), summary.programs, summary.seconds)
+    format!(
+        "seed{} {}, {} programs in {:.1} s",
+        if seeds.len() == 1 { "" } else { "s" },
+        seeds.join(", "),
+        summary.programs,
+        summary.seconds
+    )
 }
 
 fn run_name(run: &crate::fuzz::report::Run, runs: usize) -> String {
-    if runs == 1 { format!("seed {}", run.parameters.seed) } else { format!("{} (seed {})", run.dir, run.parameters.seed) }
+    if runs == 1 {
+        format!("seed {}", run.parameters.seed)
+    } else {
+        format!("{} (seed {})", run.dir, run.parameters.seed)
+    }
 }
 
 /// Every construct of the families run (the generator's table), with the
@@ -212,7 +269,9 @@ fn findings_table(findings: &[Finding], dir: &Path) -> String {
             // The modes' verdict, typed; another oracle's (CPython), as saved.
             let difference = match verdict_text.as_deref().map(|t| (t, serde_json::from_str::<Verdict>(t))) {
                 Some((_, Ok(verdict))) => first_difference(&verdict),
-                Some((text, Err(_))) => format!("<div class=\"divergent\">{MARKER}<code>{}</code></div>", escape(&crate::abbreviate::text(text))),
+                Some((text, Err(_))) => {
+                    format!("<div class=\"divergent\">{MARKER}<code>{}</code></div>", escape(&crate::abbreviate::text(text)))
+                }
                 None => "<span class=\"muted\">(no verdict.json)</span>".to_string(),
             };
             let mut files = Vec::new();

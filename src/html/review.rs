@@ -14,10 +14,10 @@ use super::{escape, link, page, table, MARKER};
 use crate::check::CheckReport;
 use crate::corpus::{files, Entry, Expect};
 use crate::executor::{Config, Outcome};
-use crate::worker::Worker;
 use crate::fuzz::report::atomic_write;
 use crate::modes::{Mode, ModeRun};
 use crate::oracle::{compare, Difference, Verdict};
+use crate::worker::Worker;
 use stagecheck_transformer::{convert, Conversion};
 use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write as _;
@@ -55,13 +55,31 @@ pub fn review(dir: &Path, out: &Path) -> Result<Vec<Reviewed>, String> {
             Ok(e) => e,
             Err(e) => {
                 let actual = "unreadable header".to_string();
-                reviewed.push(Reviewed { path, id: String::new(), construct: String::new(), expect: None, actual, pass: Err(e), skipped: None, page: None });
+                reviewed.push(Reviewed {
+                    path,
+                    id: String::new(),
+                    construct: String::new(),
+                    expect: None,
+                    actual,
+                    pass: Err(e),
+                    skipped: None,
+                    page: None,
+                });
                 continue;
             }
         };
         if let Some(skip) = entry.skip() {
             let actual = "skipped".to_string();
-            reviewed.push(Reviewed { path, id: entry.id, construct: entry.construct, expect: Some(entry.expect), actual, pass: Ok(()), skipped: Some(skip), page: None });
+            reviewed.push(Reviewed {
+                path,
+                id: entry.id,
+                construct: entry.construct,
+                expect: Some(entry.expect),
+                actual,
+                pass: Ok(()),
+                skipped: Some(skip),
+                page: None,
+            });
             continue;
         }
         let report = entry.check(&mut worker);
@@ -72,13 +90,26 @@ pub fn review(dir: &Path, out: &Path) -> Result<Vec<Reviewed>, String> {
         };
         // A target converts in its own runtime; ours would be another program.
         let conversion = match &entry.target {
-            Some(target) => Err(format!("<p class=\"muted\">Converted by the target {} in its own runtime: its converted source is not shown.</p>", escape(target))),
-            None => convert(&entry.source, &path).map_err(|e| format!("<p class=\"refused-line\">Not converted: {}</p>", escape(&e.to_string()))),
+            Some(target) => Err(format!(
+                "<p class=\"muted\">Converted by the target {} in its own runtime: its converted source is not shown.</p>",
+                escape(target)
+            )),
+            None => convert(&entry.source, &path)
+                .map_err(|e| format!("<p class=\"refused-line\">Not converted: {}</p>", escape(&e.to_string()))),
         };
         let name = page_name(&entry.id, &mut names);
         let html = entry_page(&entry, &report, conversion.as_ref().map_err(Clone::clone), &pass);
         atomic_write(&out.join(&name), html.as_bytes()).map_err(|e| format!("{}: {e}", out.join(&name).display()))?;
-        reviewed.push(Reviewed { path, id: entry.id, construct: entry.construct, expect: Some(entry.expect), actual, pass, skipped: None, page: Some(name) });
+        reviewed.push(Reviewed {
+            path,
+            id: entry.id,
+            construct: entry.construct,
+            expect: Some(entry.expect),
+            actual,
+            pass,
+            skipped: None,
+            page: Some(name),
+        });
     }
     let index = index_page(dir, &reviewed);
     atomic_write(&out.join("index.html"), index.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -123,7 +154,11 @@ fn index_page(dir: &Path, reviewed: &[Reviewed]) -> String {
     let failed = reviewed.iter().filter(|r| r.pass.is_err()).count();
     let skipped = reviewed.iter().filter(|r| r.skipped.is_some()).count();
     let count = |v: &str| reviewed.iter().filter(|r| r.actual == v).count();
-    let mut b = format!("<h1>Corpus review</h1>\n<p class=\"sub\">{}: {} entries</p>\n<div class=\"cards\">", escape(&dir.display().to_string()), reviewed.len());
+    let mut b = format!(
+        "<h1>Corpus review</h1>\n<p class=\"sub\">{}: {} entries</p>\n<div class=\"cards\">",
+        escape(&dir.display().to_string()),
+        reviewed.len()
+    );
     for (class, n, l) in [
         ("good", reviewed.len() - failed - skipped, "as expected"),
         (if failed > 0 { "bad" } else { "" }, failed, "not as expected"),
@@ -148,7 +183,14 @@ fn index_page(dir: &Path, reviewed: &[Reviewed]) -> String {
                 (Ok(()), None) => "<span class=\"pass\">pass</span>".to_string(),
                 (Err(e), _) => format!("<span class=\"fail\">fail</span> <span class=\"muted\">{}</span>", escape(e)),
             };
-            let cells = vec![id, escape(&r.construct), r.expect.map_or(String::new(), |e| badge(expect_name(e))), actual, result, format!("<code>{}</code>", escape(&r.path))];
+            let cells = vec![
+                id,
+                escape(&r.construct),
+                r.expect.map_or(String::new(), |e| badge(expect_name(e))),
+                actual,
+                result,
+                format!("<code>{}</code>", escape(&r.path)),
+            ];
             (if r.pass.is_err() { "fail".to_string() } else { String::new() }, cells)
         })
         .collect();
@@ -177,7 +219,12 @@ fn mode_differences(report: &CheckReport) -> Vec<ModeDiff> {
     out
 }
 
-fn entry_page(entry: &Entry, report: &Result<CheckReport, String>, conversion: Result<&Conversion, String>, pass: &Result<(), String>) -> String {
+fn entry_page(
+    entry: &Entry,
+    report: &Result<CheckReport, String>,
+    conversion: Result<&Conversion, String>,
+    pass: &Result<(), String>,
+) -> String {
     let mut b = format!(
         "<p class=\"sub\">{}</p>\n<h1>{}</h1>\n<p class=\"sub\"><code>{}</code> · construct {} · modes {}{}</p>\n",
         link("index.html", "← corpus review"),
@@ -197,7 +244,7 @@ fn entry_page(entry: &Entry, report: &Result<CheckReport, String>, conversion: R
     }
     let header: Vec<&str> = entry.source.lines().take_while(|l| l.starts_with('#')).collect();
     if !header.is_empty() {
-        let _ = write!(b, "<pre class=\"muted\">{}</pre>\n", escape(&header.join("\n")));
+        let _ = writeln!(b, "<pre class=\"muted\">{}</pre>", escape(&header.join("\n")));
     }
     let report = match report {
         Ok(r) => r,
@@ -213,13 +260,19 @@ fn entry_page(entry: &Entry, report: &Result<CheckReport, String>, conversion: R
         Verdict::Agree => b.push_str("<p>Every mode agrees with the original.</p>\n"),
         Verdict::Refused { mode, construct, reason, line } => {
             let kind = if construct == "staging" { "StagingError" } else { "ConversionError" };
-            let _ = write!(b, "<p class=\"refused-line\">{} refused it at line {line}: {kind}: {}: {}</p>\n", escape(mode.name()), escape(construct), escape(reason));
+            let _ = writeln!(
+                b,
+                "<p class=\"refused-line\">{} refused it at line {line}: {kind}: {}: {}</p>",
+                escape(mode.name()),
+                escape(construct),
+                escape(reason)
+            );
         }
         Verdict::Diverged { .. } => {
             b.push_str("<ul class=\"differences\">\n");
             for d in &diffs {
                 for difference in &d.differences {
-                    let _ = write!(b, "<li>{}</li>\n", difference_html(d.mode, difference));
+                    let _ = writeln!(b, "<li>{}</li>", difference_html(d.mode, difference));
                 }
             }
             b.push_str("</ul>\n");
@@ -285,8 +338,16 @@ fn outcomes_table(report: &CheckReport, diffs: &[ModeDiff]) -> String {
         .runs
         .iter()
         .map(|(mode, run)| match run {
-            ModeRun::Ran { outcome } => cell(escape(&outcome.terminal.to_string()), differs(*mode, &|d| matches!(d, Difference::Terminal { .. } | Difference::Crash { .. }))),
-            ModeRun::Refused { error } => format!("<div class=\"refused-line\">refused at line {}: {}: {}</div>", error.line, escape(&error.construct), escape(&error.reason)),
+            ModeRun::Ran { outcome } => cell(
+                escape(&outcome.terminal.to_string()),
+                differs(*mode, &|d| matches!(d, Difference::Terminal { .. } | Difference::Crash { .. })),
+            ),
+            ModeRun::Refused { error } => format!(
+                "<div class=\"refused-line\">refused at line {}: {}: {}</div>",
+                error.line,
+                escape(&error.construct),
+                escape(&error.reason)
+            ),
             ModeRun::Uncompilable { message, line } => cell(format!("does not compile (converted line {line}): {}", escape(message)), true),
             ModeRun::ConverterCrashed { message } => cell(format!("crashed in conversion: {}", escape(message)), true),
         })
@@ -334,7 +395,8 @@ fn outcomes_table(report: &CheckReport, diffs: &[ModeDiff]) -> String {
             .collect();
         rows.push((String::new(), std::iter::once(format!("global <code>{}</code>", escape(name))).chain(values).collect()));
     }
-    let times: Vec<String> = report.runs.iter().map(|(_, r)| outcome(r).map_or(String::new(), |o| format!("{:.3} ms", o.micros as f64 / 1000.0))).collect();
+    let times: Vec<String> =
+        report.runs.iter().map(|(_, r)| outcome(r).map_or(String::new(), |o| format!("{:.3} ms", o.micros as f64 / 1000.0))).collect();
     rows.push(("muted".to_string(), std::iter::once("time".to_string()).chain(times).collect()));
     let head: Vec<&str> = std::iter::once("").chain(modes).collect();
     table("outcomes", &head, &rows)
@@ -382,7 +444,13 @@ fn stdout_html(o: &Outcome, divergent_line: Option<usize>) -> String {
 /// later ones, and generated lines, on rows of their own, with the original
 /// line they come from in a gutter). `Err`: the HTML saying why there is
 /// no converted source (not converted; converted by a target).
-fn source_section(original: &str, conversion: Result<&Conversion, String>, hot: &BTreeSet<u32>, hot_converted: &BTreeSet<u32>, refused: Option<u32>) -> String {
+fn source_section(
+    original: &str,
+    conversion: Result<&Conversion, String>,
+    hot: &BTreeSet<u32>,
+    hot_converted: &BTreeSet<u32>,
+    refused: Option<u32>,
+) -> String {
     let mut b = String::from("<h2 id=\"source\">Original and converted</h2>\n");
     let orig: Vec<&str> = original.lines().collect();
     let (conv, map): (Vec<&str>, &[u32]) = match &conversion {
@@ -443,5 +511,9 @@ fn source_section(original: &str, conversion: Result<&Conversion, String>, hot: 
 
 /// A line number, with the marker when the line is divergent.
 fn mark(line: usize, hot: bool) -> String {
-    if hot { format!("{MARKER}{line}") } else { line.to_string() }
+    if hot {
+        format!("{MARKER}{line}")
+    } else {
+        line.to_string()
+    }
 }

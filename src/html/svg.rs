@@ -41,17 +41,31 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
     let _ = write!(s, "<line class=\"axis\" x1=\"{left}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>", left + pw, top + ph, top + ph);
     let _ = write!(s, "<line class=\"axis\" x1=\"{left}\" x2=\"{left}\" y1=\"{top}\" y2=\"{:.1}\"/>", top + ph);
     let _ = write!(s, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>", left + pw / 2.0, h - 6.0, escape(x_label));
-    let _ = write!(s, "<text transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>", top + ph / 2.0, escape(y_label));
+    let _ =
+        write!(s, "<text transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>", top + ph / 2.0, escape(y_label));
     if series.iter().all(|s| s.points.is_empty()) {
         let _ = write!(s, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">no samples</text>", left + pw / 2.0, top + ph / 2.0);
     }
     for (i, line) in series.iter().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
         let points: Vec<String> = line.points.iter().map(|&(a, b)| format!("{:.1},{:.1}", x(a), y(b))).collect();
-        let _ = write!(s, "<polyline class=\"series\" stroke=\"{colour}\" points=\"{}\"><title>{}</title></polyline>", points.join(" "), escape(&line.name));
+        let _ = write!(
+            s,
+            "<polyline class=\"series\" stroke=\"{colour}\" points=\"{}\"><title>{}</title></polyline>",
+            points.join(" "),
+            escape(&line.name)
+        );
         if line.points.len() <= 40 {
             for &(a, b) in &line.points {
-                let _ = write!(s, "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" fill=\"{colour}\"><title>{}: {} at {}</title></circle>", x(a), y(b), escape(&line.name), tick(b, y_step / 10.0), tick(a, x_step / 10.0));
+                let _ = write!(
+                    s,
+                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" fill=\"{colour}\"><title>{}: {} at {}</title></circle>",
+                    x(a),
+                    y(b),
+                    escape(&line.name),
+                    tick(b, y_step / 10.0),
+                    tick(a, x_step / 10.0)
+                );
             }
         }
         if series.len() > 1 {
@@ -166,7 +180,12 @@ mod tests {
         assert_eq!(line.matches("<polyline").count(), 1);
         assert_eq!(line.matches("<circle").count(), 3);
         assert!(line.contains("a&lt;b") && !line.contains("a<b"));
-        let bars = bar_chart("c", &[Bar { label: "x".into(), value: 0.5, text: "0.5%".into() }, Bar { label: "y".into(), value: 20.0, text: "20%".into() }], 1.0, Some((1.0, "1%")));
+        let bars = bar_chart(
+            "c",
+            &[Bar { label: "x".into(), value: 0.5, text: "0.5%".into() }, Bar { label: "y".into(), value: 20.0, text: "20%".into() }],
+            1.0,
+            Some((1.0, "1%")),
+        );
         assert_eq!(bars.matches("class=\"bar low\"").count(), 1, "{bars}");
         assert_eq!(bars.matches("class=\"bar\"").count(), 1);
         assert!(bars.contains("class=\"rule\""));

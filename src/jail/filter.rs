@@ -4,8 +4,8 @@
 //! what the allowed calls reach.
 
 use seccompiler::{
-    apply_filter_all_threads, BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op, SeccompCondition,
-    SeccompFilter, SeccompRule, TargetArch,
+    apply_filter_all_threads, BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
 };
 use std::collections::BTreeMap;
 
@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 /// not guard), device nodes, other processes' memory and descriptors,
 /// namespaces and mounts, the kernel's modules, keys, BPF and `io_uring`,
 /// and leaving the process group the parent kills.
+#[rustfmt::skip]
 const REFUSED: &[libc::c_long] = &[
     libc::SYS_socket, libc::SYS_connect, libc::SYS_bind, libc::SYS_listen, libc::SYS_accept, libc::SYS_accept4,
     libc::SYS_mknodat, libc::SYS_ptrace, libc::SYS_process_vm_readv, libc::SYS_process_vm_writev,

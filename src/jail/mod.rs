@@ -156,7 +156,11 @@ pub fn describe() -> String {
     let program = ["/usr/bin/true", "/bin/true"].into_iter().map(Path::new).find(|p| p.is_file());
     let lacking = match program.map(|p| Policy { exec: vec![p.to_path_buf()], ..Default::default() }.command(p, &[])) {
         Some(Ok(mut command)) => match command.output() {
-            Ok(out) => String::from_utf8_lossy(&out.stderr).lines().filter_map(|l| l.strip_prefix("stagecheck jail: without ")).collect::<Vec<_>>().join("; "),
+            Ok(out) => String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .filter_map(|l| l.strip_prefix("stagecheck jail: without "))
+                .collect::<Vec<_>>()
+                .join("; "),
             Err(e) => format!("(could not try it: {e})"),
         },
         Some(Err(why)) => format!("(could not try it: {why})"),

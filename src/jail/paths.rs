@@ -30,17 +30,8 @@ pub fn restrict(policy: &Policy, own_proc: bool) -> Result<String, String> {
         .and_then(|r| r.create())
         .map_err(|e| e.to_string())?;
     // Its own /proc lists only the jail's processes; the host's, only this one's.
-    let own = if own_proc {
-        PathBuf::from("/proc")
-    } else {
-        PathBuf::from(format!("/proc/{}", std::process::id()))
-    };
-    let readable = policy
-        .read
-        .iter()
-        .cloned()
-        .chain(SYSTEM_READ.iter().chain(KERNEL_READ).map(PathBuf::from))
-        .chain(std::iter::once(own));
+    let own = if own_proc { PathBuf::from("/proc") } else { PathBuf::from(format!("/proc/{}", std::process::id())) };
+    let readable = policy.read.iter().cloned().chain(SYSTEM_READ.iter().chain(KERNEL_READ).map(PathBuf::from)).chain(std::iter::once(own));
     let mut rules: Vec<(PathBuf, landlock::BitFlags<AccessFs>)> = Vec::new();
     for path in readable.filter(|p| p.exists()) {
         let access = if path.is_dir() { read } else { AccessFs::ReadFile.into() };

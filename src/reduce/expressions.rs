@@ -135,13 +135,31 @@ fn shortened(e: &Expr) -> Vec<Expr> {
         }
     };
     match e {
-        Expr::List(l) => each(l.elts.len(), &mut |c, i| if let Expr::List(l) = c { l.elts.remove(i); }),
-        Expr::Tuple(t) => each(t.elts.len(), &mut |c, i| if let Expr::Tuple(t) = c { t.elts.remove(i); }),
-        Expr::Set(s) if s.elts.len() > 1 => each(s.elts.len(), &mut |c, i| if let Expr::Set(s) = c { s.elts.remove(i); }),
-        Expr::Dict(d) => each(d.items.len(), &mut |c, i| if let Expr::Dict(d) = c { d.items.remove(i); }),
-        Expr::BoolOp(b) if b.values.len() > 2 => {
-            each(b.values.len(), &mut |c, i| if let Expr::BoolOp(b) = c { b.values.remove(i); })
-        }
+        Expr::List(l) => each(l.elts.len(), &mut |c, i| {
+            if let Expr::List(l) = c {
+                l.elts.remove(i);
+            }
+        }),
+        Expr::Tuple(t) => each(t.elts.len(), &mut |c, i| {
+            if let Expr::Tuple(t) = c {
+                t.elts.remove(i);
+            }
+        }),
+        Expr::Set(s) if s.elts.len() > 1 => each(s.elts.len(), &mut |c, i| {
+            if let Expr::Set(s) = c {
+                s.elts.remove(i);
+            }
+        }),
+        Expr::Dict(d) => each(d.items.len(), &mut |c, i| {
+            if let Expr::Dict(d) = c {
+                d.items.remove(i);
+            }
+        }),
+        Expr::BoolOp(b) if b.values.len() > 2 => each(b.values.len(), &mut |c, i| {
+            if let Expr::BoolOp(b) = c {
+                b.values.remove(i);
+            }
+        }),
         Expr::Compare(c) if c.comparators.len() > 1 => {
             let n = c.comparators.len();
             let mut copy = e.clone();
@@ -153,8 +171,16 @@ fn shortened(e: &Expr) -> Vec<Expr> {
         }
         Expr::Call(call) => {
             let (args, keywords) = (call.arguments.args.len(), call.arguments.keywords.len());
-            each(keywords, &mut |c, i| if let Expr::Call(c) = c { c.arguments.keywords.remove(i); });
-            each(args, &mut |c, i| if let Expr::Call(c) = c { c.arguments.args = without(&c.arguments.args, i).into(); });
+            each(keywords, &mut |c, i| {
+                if let Expr::Call(c) = c {
+                    c.arguments.keywords.remove(i);
+                }
+            });
+            each(args, &mut |c, i| {
+                if let Expr::Call(c) = c {
+                    c.arguments.args = without(&c.arguments.args, i).into();
+                }
+            });
         }
         _ => {}
     }

@@ -34,13 +34,13 @@
 
 use super::{reduce, Progress, Reduction};
 use crate::check::{check, check_if, CheckReport};
+use crate::corpus::header_value;
 use crate::executor::{Config, Outcome, Terminal};
-use crate::worker::Worker;
 use crate::fuzz::outcome::{only_timed_out, SLOW_FACTOR};
 use crate::fuzz::signature::kind_and_mode;
 use crate::modes::{Mode, ModeRun};
 use crate::oracle::Verdict;
-use crate::corpus::header_value;
+use crate::worker::Worker;
 use std::fmt;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -116,9 +116,8 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
     if Instant::now() >= deadline {
         return Err(format!("{path}: the time budget ran out before the first check ended"));
     }
-    let target = Target::of(&report.verdict).ok_or_else(|| {
-        format!("{path}: no finding to reduce: {}", serde_json::to_string(&report.verdict).unwrap_or_default())
-    })?;
+    let target = Target::of(&report.verdict)
+        .ok_or_else(|| format!("{path}: no finding to reduce: {}", serde_json::to_string(&report.verdict).unwrap_or_default()))?;
     if let Some(want) = options.target.as_ref().filter(|want| **want != target) {
         return Err(format!("{path}: the program shows {target}, not {want}"));
     }

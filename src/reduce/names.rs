@@ -51,9 +51,7 @@ impl<F: FnMut(Role, &mut Name)> Transformer for Identifiers<F> {
             Stmt::Global(g) => g.names.iter_mut().for_each(|n| self.id(Role::Mention, n)),
             Stmt::Nonlocal(n) => n.names.iter_mut().for_each(|n| self.id(Role::Mention, n)),
             Stmt::Import(i) => i.names.iter_mut().for_each(|a| self.id(Role::Fixed, a.asname.as_mut().unwrap_or(&mut a.name))),
-            Stmt::ImportFrom(i) => {
-                i.names.iter_mut().for_each(|a| self.id(Role::Fixed, a.asname.as_mut().unwrap_or(&mut a.name)))
-            }
+            Stmt::ImportFrom(i) => i.names.iter_mut().for_each(|a| self.id(Role::Fixed, a.asname.as_mut().unwrap_or(&mut a.name))),
             _ => {}
         }
         walk_stmt(self, s);

@@ -43,10 +43,7 @@ fn delete(tree: &Suite, site: usize) -> Vec<Suite> {
 /// `(body, statement, child body)` for every body of every compound statement.
 fn flatten_sites(tree: &Suite) -> Vec<(usize, usize, usize)> {
     let all = bodies(tree);
-    statements(tree)
-        .into_iter()
-        .flat_map(|(b, i)| (0..child_bodies(&all[b][i]).len()).map(move |c| (b, i, c)))
-        .collect()
+    statements(tree).into_iter().flat_map(|(b, i)| (0..child_bodies(&all[b][i]).len()).map(move |c| (b, i, c))).collect()
 }
 
 fn flatten(tree: &Suite, site: usize) -> Vec<Suite> {
@@ -138,7 +135,8 @@ fn simplify_assignment(tree: &Suite, site: usize) -> Vec<Suite> {
     let value = Stmt::Expr(StmtExpr { node_index: assign.node_index.clone(), range: assign.range, value: assign.value.clone() });
     let mut candidates = vec![vec![value]];
     if let Some((targets, values)) = pairs(&bodies(tree)[b][i]) {
-        let single = |(t, v): (&Expr, &Expr)| Stmt::Assign(StmtAssign { targets: vec![t.clone()], value: Box::new(v.clone()), ..assign.clone() });
+        let single =
+            |(t, v): (&Expr, &Expr)| Stmt::Assign(StmtAssign { targets: vec![t.clone()], value: Box::new(v.clone()), ..assign.clone() });
         candidates.push(targets.iter().zip(values).map(single).collect());
     }
     candidates

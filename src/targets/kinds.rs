@@ -124,7 +124,8 @@ pub fn shape(text: &str) -> String {
     while i < chars.len() && out.chars().count() < 160 {
         let c = chars[i];
         let prev = if i > 0 { chars[i - 1] } else { ' ' };
-        let starts_number = c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()) && !prev.is_alphanumeric());
+        let starts_number =
+            c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()) && !prev.is_alphanumeric());
         if (c == '\'' || c == '"') && !prev.is_alphanumeric() {
             i += 1;
             while i < chars.len() && chars[i] != c {
@@ -162,8 +163,8 @@ pub fn shape(text: &str) -> String {
 /// returned and printed by the caller).
 pub fn constructs(source: &str) -> Vec<&'static str> {
     const KEYWORDS: &[&str] = &[
-        "class", "lambda", "yield", "for", "while", "break", "continue", "if", "try", "except", "finally", "raise",
-        "with", "global", "nonlocal", "del", "assert", "match", "async", "await", ":=",
+        "class", "lambda", "yield", "for", "while", "break", "continue", "if", "try", "except", "finally", "raise", "with", "global",
+        "nonlocal", "del", "assert", "match", "async", "await", ":=",
     ];
     let mut found = vec![false; KEYWORDS.len()];
     let mark = |word: &str, found: &mut Vec<bool>| {
@@ -267,7 +268,10 @@ mod tests {
             changed("<function dec38.<locals>.w39>", "<function outer.<locals>.tf__dec38.<locals>.w39>"),
             "decN. -> outer.<locals>.tf__decN."
         );
-        let unbound = changed("UnboundLocalError cannot access local variable 'v6' where it is not associated with a value", "UnboundLocalError 'v6' is used before assignment");
+        let unbound = changed(
+            "UnboundLocalError cannot access local variable 'v6' where it is not associated with a value",
+            "UnboundLocalError 'v6' is used before assignment",
+        );
         assert_eq!(unbound, "cannot access local variable '_' where it is not associated with a value -> '_' is used before assignment");
     }
 
@@ -281,7 +285,9 @@ mod tests {
 
     #[test]
     fn one_bug_in_two_programs_is_one_kind_and_two_bugs_two() {
-        let late = |a: &str| format!("def a():\n    b = []\n    for c in range({a}):\n        b.append(lambda d: c)\n    print([e(0) for e in b])\na()\n");
+        let late = |a: &str| {
+            format!("def a():\n    b = []\n    for c in range({a}):\n        b.append(lambda d: c)\n    print([e(0) for e in b])\na()\n")
+        };
         let class = "stdout unstaged N -> N";
         assert_eq!(kind_id(class, &late("2")), kind_id(class, &late("3")));
         let unbound = "def a():\n    del b\n    b = 1\na()\n";

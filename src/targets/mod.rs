@@ -181,12 +181,7 @@ pub fn venv_python(name: &str) -> Result<PathBuf, String> {
     if python.is_file() {
         Ok(python)
     } else {
-        Err(format!(
-            "no venv at {}: run {} (it installs {} with pip, once)",
-            venv_dir(name).display(),
-            venv_command(venv),
-            venv.holds
-        ))
+        Err(format!("no venv at {}: run {} (it installs {} with pip, once)", venv_dir(name).display(), venv_command(venv), venv.holds))
     }
 }
 
@@ -235,14 +230,24 @@ impl Target {
             if !program.is_file() {
                 return Err(format!("target {name}: no such file"));
             }
-            let mut target =
-                Target { name: name.to_string(), program, args: Vec::new(), confine: None, family: None, modes: Vec::new(), generator: Settings::DEFAULT };
+            let mut target = Target {
+                name: name.to_string(),
+                program,
+                args: Vec::new(),
+                confine: None,
+                family: None,
+                modes: Vec::new(),
+                generator: Settings::DEFAULT,
+            };
             // Its modes are what its worker says it runs.
             let ready = process::TargetProcess::probe(&target)?;
             target.modes = parse_modes(&ready.modes).map_err(|e| format!("target {name}: {e}"))?;
             return Ok(target);
         }
-        Err(format!("unknown target {name:?}: built-in targets are {}; or give the path of an executable speaking targets/README.md's protocol", builtin_names().join(", ")))
+        Err(format!(
+            "unknown target {name:?}: built-in targets are {}; or give the path of an executable speaking targets/README.md's protocol",
+            builtin_names().join(", ")
+        ))
     }
 
     /// The jail its worker runs in, writing beneath `tmp` only.
@@ -301,7 +306,12 @@ pub fn parse_modes(modes: &[String]) -> Result<Vec<Mode>, String> {
 /// `check`'s runs under a target: the program (source, path) in `modes` on
 /// the target's worker, original first. `None` when the original's outcome
 /// fails `go_on` (the reducer's early exit).
-pub fn runs(worker: &mut Worker, (source, path): (&str, &str), modes: &[Mode], go_on: &dyn Fn(&Outcome) -> bool) -> Result<Option<Vec<(Mode, ModeRun)>>, InputError> {
+pub fn runs(
+    worker: &mut Worker,
+    (source, path): (&str, &str),
+    modes: &[Mode],
+    go_on: &dyn Fn(&Outcome) -> bool,
+) -> Result<Option<Vec<(Mode, ModeRun)>>, InputError> {
     let original = match worker.run_target(source, path, Mode::Original).0 {
         ModeRun::Ran { outcome } => outcome,
         ModeRun::Uncompilable { message, line } => return Err(InputError(format!("{path}:{line}: {message}"))),

@@ -100,14 +100,23 @@ impl TargetProcess {
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let tmp = TempDir(dir);
         let mut command = self.target.policy(&tmp.0).command(&self.target.program, &self.target.args)?;
-        let mut live = Live::spawn(&mut command).map_err(|e| format!("target {}: cannot start {}: {e}", self.target.name, self.target.program.display()))?;
+        let mut live = Live::spawn(&mut command)
+            .map_err(|e| format!("target {}: cannot start {}: {e}", self.target.name, self.target.program.display()))?;
         self.started += 1;
         let hello = Request::Hello { protocol: VERSION, limits: Limits::of(&self.config) };
         let answer = live.send(&hello).and_then(|()| live.receive::<Reply>(no_later(Instant::now() + STARTUP, self.deadline)));
         let ready = match answer {
             Ok(Reply::Ready(ready)) => ready,
-            Ok(_) => return Err(format!("target {}: {}", self.target.name, live.end("it answered hello with something other than ready".into()))),
-            Err(Stop::Timeout) => return Err(format!("target {}: {}", self.target.name, live.end("it did not answer hello in time".into()))),
+            Ok(_) => {
+                return Err(format!(
+                    "target {}: {}",
+                    self.target.name,
+                    live.end("it answered hello with something other than ready".into())
+                ))
+            }
+            Err(Stop::Timeout) => {
+                return Err(format!("target {}: {}", self.target.name, live.end("it did not answer hello in time".into())))
+            }
             Err(Stop::Dead(why)) => return Err(format!("target {}: {}", self.target.name, live.end(why))),
         };
         self.live = Some((live, Some(tmp)));

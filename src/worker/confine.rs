@@ -1,9 +1,9 @@
 //! OS confinement of a worker process: the second wall, under the VM's own
 //! sandbox (`executor/src/sandbox.rs`: no `os`, no `open`, an import
-//! allow-list). Should a program get out of the VM (issue 24 found crafted
-//! bytecode that wrote memory at will and called `system()`), the process it
-//! then controls still runs no command, reads or writes no host file, opens
-//! no connection, signals no other process and grows only so far.
+//! allow-list). Should a program get out of the VM (a red-team review found
+//! crafted bytecode that wrote memory at will and called `system()`), the
+//! process it then controls still runs no command, reads or writes no host
+//! file, opens no connection, signals no other process and grows only so far.
 //!
 //! [`confine`] runs in the worker (`serve.rs`) once its interpreter is built
 //! and before its first run; a worker for `staged-gpu` opens the GPU first
@@ -298,8 +298,8 @@ fn gpu_nodes() -> Vec<std::path::PathBuf> {
 
 fn landlock(gpu_nodes: &[std::path::PathBuf]) -> Result<String, String> {
     use landlock::{
-        Access, AccessFs, AccessNet, LandlockStatus, PathBeneath, PathFd, RestrictSelfAttr, Ruleset, RulesetAttr,
-        RulesetCreatedAttr, RulesetStatus, Scope, ABI,
+        Access, AccessFs, AccessNet, LandlockStatus, PathBeneath, PathFd, RestrictSelfAttr, Ruleset, RulesetAttr, RulesetCreatedAttr,
+        RulesetStatus, Scope, ABI,
     };
     // Everything the crate knows to restrict, as far as the kernel can; the
     // one rule granting anything back: reading, writing and ioctls on the
@@ -337,6 +337,7 @@ fn landlock(gpu_nodes: &[std::path::PathBuf]) -> Result<String, String> {
 }
 
 /// Calls allowed whatever their arguments (see [`seccomp`] for the others).
+#[rustfmt::skip]
 const ALLOWED: &[libc::c_long] = &[
     // Descriptors already open: the socket to the parent, stderr, a driver's.
     libc::SYS_read, libc::SYS_write, libc::SYS_readv, libc::SYS_writev, libc::SYS_pread64, libc::SYS_pwrite64,
@@ -413,8 +414,8 @@ pub fn allowed_calls() -> usize {
 /// driver's device nodes read-write, and creates, truncates or appends to
 /// nothing (which node it opens is Landlock's to say: a filter cannot read
 /// a path).
-const OPEN_REFUSED: u64 = (libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_APPEND | libc::O_DIRECTORY
-    | libc::O_PATH | libc::O_TMPFILE) as u64;
+const OPEN_REFUSED: u64 =
+    (libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_APPEND | libc::O_DIRECTORY | libc::O_PATH | libc::O_TMPFILE) as u64;
 
 /// The environment variable that makes the seccomp filter log what it
 /// would refuse (the kernel's audit log, `dmesg`) and allow it: to learn
@@ -423,11 +424,10 @@ pub const LOG_VAR: &str = "STAGECHECK_CONFINE_LOG";
 
 fn seccomp(gpu_opens: bool) -> Result<String, String> {
     use seccompiler::{
-        apply_filter_all_threads, BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op,
-        SeccompCondition, SeccompFilter, SeccompRule, TargetArch,
+        apply_filter_all_threads, BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
     };
-    let arch: TargetArch =
-        std::env::consts::ARCH.try_into().map_err(|_| format!("no filter for {}", std::env::consts::ARCH))?;
+    let arch: TargetArch = std::env::consts::ARCH.try_into().map_err(|_| format!("no filter for {}", std::env::consts::ARCH))?;
     let cond = |arg: u8, len: Len, op: Op, value: u64| SeccompCondition::new(arg, len, op, value).map_err(|e| e.to_string());
     let rule = |conditions: Vec<SeccompCondition>| SeccompRule::new(conditions).map_err(|e| e.to_string());
     let each = |arg: u8, values: &[u64]| -> Result<Vec<SeccompRule>, String> {
@@ -449,9 +449,8 @@ fn seccomp(gpu_opens: bool) -> Result<String, String> {
     allowed.insert(libc::SYS_fcntl, each(1, FCNTL_ALLOWED)?);
     debug_assert_eq!(allowed.len(), allowed_calls());
     if gpu_opens {
-        let open = |arg: u8| -> Result<Vec<SeccompRule>, String> {
-            Ok(vec![rule(vec![cond(arg, Len::Dword, Op::MaskedEq(OPEN_REFUSED), 0)?])?])
-        };
+        let open =
+            |arg: u8| -> Result<Vec<SeccompRule>, String> { Ok(vec![rule(vec![cond(arg, Len::Dword, Op::MaskedEq(OPEN_REFUSED), 0)?])?]) };
         allowed.insert(libc::SYS_openat, open(2)?);
         #[cfg(target_arch = "x86_64")]
         allowed.insert(libc::SYS_open, open(1)?);
@@ -464,6 +463,8 @@ fn seccomp(gpu_opens: bool) -> Result<String, String> {
     // wireless ranges and the terminal's input injection, and `clone3`, whose
     // flags are in memory a filter cannot read, answered ENOSYS so that libc
     // falls back to `clone`. The list goes last: it allows no `seccomp`.
+    // The request's type is libc's (`c_ulong` on glibc, `c_int` on musl).
+    #[allow(clippy::unnecessary_cast)]
     let refused_ioctls = vec![
         rule(vec![cond(1, Len::Dword, Op::MaskedEq(0xff00), 0x8900)?])?,
         rule(vec![cond(1, Len::Dword, Op::MaskedEq(0xff00), 0x8b00)?])?,
@@ -471,12 +472,7 @@ fn seccomp(gpu_opens: bool) -> Result<String, String> {
         rule(vec![cond(1, Len::Dword, Op::Eq, libc::TIOCLINUX as u64)?])?,
     ];
     let filters = [
-        SeccompFilter::new(
-            [(libc::SYS_clone3, Vec::new())].into(),
-            SeccompAction::Allow,
-            SeccompAction::Errno(libc::ENOSYS as u32),
-            arch,
-        ),
+        SeccompFilter::new([(libc::SYS_clone3, Vec::new())].into(), SeccompAction::Allow, SeccompAction::Errno(libc::ENOSYS as u32), arch),
         SeccompFilter::new([(libc::SYS_ioctl, refused_ioctls)].into(), SeccompAction::Allow, eperm.clone(), arch),
         SeccompFilter::new(allowed, refuse, SeccompAction::Allow, arch),
     ];

@@ -172,7 +172,12 @@ impl Worker {
     ///
     /// # Panics
     /// On a worker that is not a target's.
-    pub fn run_target(&mut self, source: &str, path: &str, mode: crate::modes::Mode) -> (crate::modes::ModeRun, Option<crate::modes::RefusalInfo>) {
+    pub fn run_target(
+        &mut self,
+        source: &str,
+        path: &str,
+        mode: crate::modes::Mode,
+    ) -> (crate::modes::ModeRun, Option<crate::modes::RefusalInfo>) {
         match &mut self.backend {
             Backend::Target(t) => t.run(source, path, mode),
             _ => panic!("run_target on stagecheck's own worker"),
@@ -251,9 +256,6 @@ pub fn worker_exe() -> Result<PathBuf, String> {
     let beside = me.parent().and_then(|deps| deps.parent()).map(|profile| profile.join("stagecheck"));
     match beside {
         Some(exe) if exe.is_file() => Ok(exe),
-        _ => Err(format!(
-            "no stagecheck binary to run workers from (looked beside {}); build it or set {EXE_VAR}",
-            me.display()
-        )),
+        _ => Err(format!("no stagecheck binary to run workers from (looked beside {}); build it or set {EXE_VAR}", me.display())),
     }
 }

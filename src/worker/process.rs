@@ -20,8 +20,8 @@
 
 use super::confine::{Confinement, CPU_RECYCLE};
 use super::protocol::{encode, frame_len, Reply, Request};
-use crate::jail::pipes::{Drain, Keep};
 use crate::executor::{tensors, worker::GRACE, Config, Limit, Outcome, Phases, SyntaxError, Terminal};
+use crate::jail::pipes::{Drain, Keep};
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
@@ -149,7 +149,10 @@ impl Process {
         }
         if self.live.is_none() {
             if let Err(why) = self.start() {
-                return (Ok(lost(Terminal::Crashed { message: format!("the worker process could not start: {why}") }, clock)), Phases::default());
+                return (
+                    Ok(lost(Terminal::Crashed { message: format!("the worker process could not start: {why}") }, clock)),
+                    Phases::default(),
+                );
             }
         }
         let live = self.live.as_mut().expect("started above");
@@ -159,7 +162,7 @@ impl Process {
             Ok(Reply::Ran { reply, mut phases }) => {
                 phases.hop = clock.elapsed().saturating_sub(phases.total());
                 live.runs += 1;
-                if live.runs % LOOK_EVERY == 0 && (live.rss() > live.baseline_rss + RECYCLE_GROWTH || live.cpu() > CPU_RECYCLE) {
+                if live.runs.is_multiple_of(LOOK_EVERY) && (live.rss() > live.baseline_rss + RECYCLE_GROWTH || live.cpu() > CPU_RECYCLE) {
                     self.retire();
                 }
                 (reply, phases)
@@ -300,7 +303,8 @@ impl Live {
         self.fill(4, deadline)?;
         let len = frame_len(self.buffer[..4].try_into().unwrap()).map_err(|e| Stop::Dead(e.to_string()))?;
         self.fill(4 + len, deadline)?;
-        let reply = super::protocol::from_slice_deep(&self.buffer[4..4 + len]).map_err(|e| Stop::Dead(format!("a reply that does not parse: {e}")));
+        let reply =
+            super::protocol::from_slice_deep(&self.buffer[4..4 + len]).map_err(|e| Stop::Dead(format!("a reply that does not parse: {e}")));
         self.buffer.drain(..4 + len);
         reply
     }

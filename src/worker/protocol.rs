@@ -27,7 +27,11 @@ pub enum Request {
         #[serde(default)]
         gpu: bool,
     },
-    Run { source: String, path: String, mode: tensors::Mode },
+    Run {
+        source: String,
+        path: String,
+        mode: tensors::Mode,
+    },
 }
 
 #[derive(Serialize, Deserialize)]

@@ -143,7 +143,8 @@ def int_value(n):
 def cost(value, depth):
     """bounds.rs's cost: 16 a node, 2 a level of depth, 1 a byte of its own text."""
     kind, v = value["kind"], value.get("v")
-    size = lambda x: len(x.encode("utf-8"))
+    def size(x):
+        return len(x.encode("utf-8"))
     if kind in ("int", "str"):
         own = size(v)
     elif kind in ("bytes", "byte_array"):
@@ -282,7 +283,8 @@ class Renderer:
         if issubclass(cls, float):
             return {"kind": "float", "v": struct.unpack("<Q", struct.pack("<d", float.__float__(obj)))[0]}
         if issubclass(cls, complex):
-            bits = lambda x: struct.unpack("<Q", struct.pack("<d", x))[0]
+            def bits(x):
+                return struct.unpack("<Q", struct.pack("<d", x))[0]
             return {"kind": "complex", "v": [bits(complex.real.__get__(obj)), bits(complex.imag.__get__(obj))]}
         if issubclass(cls, str):
             return self.once(obj, lambda: self.long_str(obj))
@@ -372,7 +374,7 @@ def run_code(code, path, stdout_limit, scope_builtins, needs_native, alias=None,
     try:
         exec(code, scope)
         terminal = {"state": "completed"}
-    except BaseException as exc:  # noqa: B036 - everything a program raises is an outcome
+    except BaseException as exc:  # everything a program raises is an outcome
         terminal = raised(exc, path)
     finally:
         micros = int((time.perf_counter() - started) * 1e6)

@@ -31,8 +31,8 @@ def loss(x, w):
 def grads(x):
     with sc.GradientTape() as tape:
         tape.watch(x)
-        l = loss(x, w) + sc.reduce_mean(sc.maximum(x, 0.0))
-    return tape.gradient(l, [x, w])
+        loss_ = loss(x, w) + sc.reduce_mean(sc.maximum(x, 0.0))
+    return tape.gradient(loss_, [x, w])
 
 
 for v in (x, -x):
@@ -40,6 +40,6 @@ for v in (x, -x):
     print(g[0].numpy(), g[1].numpy())
 with sc.GradientTape() as tape:
     tape.watch(x)
-    l = loss(x, w)
-print([g.numpy() for g in tape.gradient(l, [x, w])])
+    loss_ = loss(x, w)
+print([g.numpy() for g in tape.gradient(loss_, [x, w])])
 print(tape.__class__.__name__)

@@ -13,12 +13,12 @@
 //! `scoping/019`). The small expressions generated most (`ag__.op`, thunks,
 //! `ld`, `ldu_all`, calls) are built directly, not from templates.
 
+use ruff_python_ast::relocate::relocate_expr;
 use ruff_python_ast::visitor::transformer::{walk_expr, Transformer};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
-use ruff_python_ast::relocate::relocate_expr;
 use ruff_text_size::TextRange;
-use std::cell::RefCell;
 use rustc_hash::FxHashMap as HashMap;
+use std::cell::RefCell;
 
 /// What a placeholder is replaced by.
 pub enum Sub {
@@ -83,12 +83,7 @@ pub fn expr(template: &'static str, subs: Vec<(&str, Sub)>) -> Expr {
 
 /// A name, read.
 pub fn name(id: &str) -> Expr {
-    Expr::Name(ast::ExprName {
-        node_index: Default::default(),
-        range: TextRange::default(),
-        id: id.into(),
-        ctx: ExprContext::Load,
-    })
+    Expr::Name(ast::ExprName { node_index: Default::default(), range: TextRange::default(), id: id.into(), ctx: ExprContext::Load })
 }
 
 /// A name, assigned.
@@ -140,12 +135,7 @@ pub fn int(value: usize) -> Expr {
 
 /// `lambda: body`, generated (empty range: see [`is_generated_lambda`]).
 pub fn thunk(body: Expr) -> Expr {
-    Expr::Lambda(ast::ExprLambda {
-        node_index: Default::default(),
-        range: TextRange::default(),
-        parameters: None,
-        body: Box::new(body),
-    })
+    Expr::Lambda(ast::ExprLambda { node_index: Default::default(), range: TextRange::default(), parameters: None, body: Box::new(body) })
 }
 
 /// `None` (also what an expression is replaced by while it moves).
@@ -370,9 +360,7 @@ fn splice_bodies(body: &mut Vec<Stmt>, subst: &Substitute) {
     while i < body.len() {
         let placeholder = match &body[i] {
             Stmt::Expr(ast::StmtExpr { value, .. }) => match &**value {
-                Expr::Name(n) if matches!(subst.subs.borrow().get(n.id.as_str()), Some(Some(Sub::Body(_)))) => {
-                    Some(n.id.to_string())
-                }
+                Expr::Name(n) if matches!(subst.subs.borrow().get(n.id.as_str()), Some(Some(Sub::Body(_)))) => Some(n.id.to_string()),
                 _ => None,
             },
             _ => None,

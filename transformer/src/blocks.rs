@@ -85,9 +85,6 @@ pub fn any_stmt(body: &[Stmt], pred: &mut dyn FnMut(&Stmt) -> bool) -> bool {
 /// Like [`any_stmt`], but not looking into nested loops: what a `break` or
 /// `continue` in `body` would leave is the loop owning `body`.
 pub fn any_stmt_outside_loops(body: &[Stmt], pred: &mut dyn FnMut(&Stmt) -> bool) -> bool {
-    body.iter().any(|s| {
-        pred(s)
-            || (!matches!(s, Stmt::While(_) | Stmt::For(_))
-                && blocks(s).into_iter().any(|b| any_stmt_outside_loops(b, pred)))
-    })
+    body.iter()
+        .any(|s| pred(s) || (!matches!(s, Stmt::While(_) | Stmt::For(_)) && blocks(s).into_iter().any(|b| any_stmt_outside_loops(b, pred))))
 }

@@ -108,13 +108,11 @@ fn convert_inner(source: &str, path: &str, verify: unparse::Verify) -> Result<Co
         construct: construct.to_string(),
         reason,
     };
-    let parsed = ruff_python_parser::parse_module(source)
-        .map_err(|e| error(e.location.start(), "syntax", e.error.to_string()))?;
+    let parsed = ruff_python_parser::parse_module(source).map_err(|e| error(e.location.start(), "syntax", e.error.to_string()))?;
     let mut body: Vec<Stmt> = parsed.into_suite().into_iter().collect();
     let mut namer = namer::Namer::new(&body);
     let ag = namer.new_name("ag__");
-    passes::convert_scope_body(&mut body, false, &mut namer, &ag)
-        .map_err(|r| error(r.offset, r.construct, r.reason))?;
+    passes::convert_scope_body(&mut body, false, &mut namer, &ag).map_err(|r| error(r.offset, r.construct, r.reason))?;
     // The scaffolding's marks hold only the converter's lambdas (`scaffold`).
     scaffold::unmark_program_lambdas(&mut body, &ag);
     // The runtime becomes a builtin named `ag`, not a global: the program's

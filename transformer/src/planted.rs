@@ -1,6 +1,6 @@
 //! Planted bugs (feature `planted-bugs`, for tests of the fuzzer only):
 //! deliberately wrong conversions, chosen by `STAGECHECK_PLANT`, that the
-//! fuzz loop must find (issue 5). The runtime's are in the executor's
+//! fuzz loop must find. The runtime's are in the executor's
 //! `planted.rs`. Without the feature every check is a constant `false`.
 
 /// The converter's planted bugs.

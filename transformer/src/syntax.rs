@@ -3,8 +3,8 @@
 //! printer for the whole project, so what the reducer prints reads back as
 //! the converter will read it.
 
-pub use ruff_python_ast as ast;
 pub use crate::unparse::unparse;
+pub use ruff_python_ast as ast;
 
 /// `body` printed with each literal that still has its range in `source`
 /// (the text `body` was parsed from) copied as written

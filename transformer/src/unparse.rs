@@ -127,7 +127,10 @@ pub fn print(original: &str, converted: &[Stmt], verify: Verify) -> Result<(Stri
         })?;
         if !same_tree(converted, printed.suite()) {
             let at = locate::first_difference(converted, printed.suite());
-            return Err(refuse(at, "ruff's printer would change the program (it cannot print this tree as it is); refused rather than emitted"));
+            return Err(refuse(
+                at,
+                "ruff's printer would change the program (it cannot print this tree as it is); refused rather than emitted",
+            ));
         }
         let unsupported = printed.unsupported_syntax_errors();
         if !unsupported.is_empty() && unsupported.len() > parse_py311(original).map_or(0, |p| p.unsupported_syntax_errors().len()) {
@@ -157,8 +160,7 @@ fn parse_py311(source: &str) -> Result<ruff_python_parser::Parsed<ruff_python_as
 /// left, and trees the printer cannot print as they are.
 fn same_tree(converted: &[Stmt], printed: &[Stmt]) -> bool {
     use ruff_python_ast::comparable::ComparableStmt;
-    printed.len() == converted.len()
-        && printed.iter().zip(converted).all(|(a, b)| ComparableStmt::from(a) == ComparableStmt::from(b))
+    printed.len() == converted.len() && printed.iter().zip(converted).all(|(a, b)| ComparableStmt::from(a) == ComparableStmt::from(b))
 }
 
 /// For each generated line, the original line of the statement that

@@ -1,4 +1,4 @@
-//! Exits inside `finally` (issue 16): every `return`, `break` and `continue`
+//! Exits inside `finally`: every `return`, `break` and `continue`
 //! in a `finally`, whatever is in flight there (an exception, a return, a
 //! break, a continue), in nested `try` statements, loops and handlers, is
 //! converted, never refused, and the converted code exits from no `finally`
@@ -28,7 +28,9 @@ fn program(in_flight: &str, exit: &str, shape: usize) -> String {
             format!("for j in range(3):\n    if j == n:\n        {exit}\nelse:\n    log.append('else')")
         }
         3 => format!("with cm:\n    if i == n:\n        {exit}"),
-        _ => format!("try:\n    raise ValueError\nexcept ValueError:\n    log.append('handled')\nelse:\n    {exit}\nif i == n:\n    {exit}"),
+        _ => {
+            format!("try:\n    raise ValueError\nexcept ValueError:\n    log.append('handled')\nelse:\n    {exit}\nif i == n:\n    {exit}")
+        }
     };
     let indented: String = in_finally.lines().map(|l| format!("            {l}\n")).collect();
     format!(
@@ -101,8 +103,7 @@ fn every_exit_in_finally_is_converted_and_none_is_left_in_a_finally() {
             for shape in 0..5 {
                 let original = program(in_flight, exit, shape);
                 assert!(!exits_in_finally(&original).is_empty(), "{original}");
-                let converted = stagecheck_transformer::convert_verified(&original, "t.py")
-                    .unwrap_or_else(|e| panic!("{e}\n{original}"));
+                let converted = stagecheck_transformer::convert_verified(&original, "t.py").unwrap_or_else(|e| panic!("{e}\n{original}"));
                 let left = exits_in_finally(&converted.source);
                 assert!(left.is_empty(), "{left:?} left in a finally of\n{}\nfrom\n{original}", converted.source);
                 count += 1;

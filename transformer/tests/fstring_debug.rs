@@ -1,5 +1,5 @@
-//! f-string `=` forms (issue 16, item 5): converted whatever their
-//! expression, meaning what they meant.
+//! f-string `=` forms: converted whatever their expression, meaning what
+//! they meant.
 //!
 //! CPython's own `ast` holds `f"{e = }"` as the text `e = ` and a field
 //! `{e!r}` (or `{e:spec}`, `{e!c:spec}`), so the lowered f-string
@@ -46,12 +46,8 @@ fn program(body: &str) -> String {
 /// `ast.dump` of each source by python3, or its error.
 fn cpython_ast_dumps(sources: &[String]) -> Vec<String> {
     let script = "import ast, json, sys\nfor line in sys.stdin:\n    s = json.loads(line)\n    try:\n        print(json.dumps(ast.dump(ast.parse(s))))\n    except SyntaxError as e:\n        print(json.dumps('SyntaxError: %s' % e))\n";
-    let mut child = Command::new("python3")
-        .args(["-c", script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3 runs");
+    let mut child =
+        Command::new("python3").args(["-c", script]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("python3 runs");
     let mut stdin = child.stdin.take().unwrap();
     for s in sources {
         writeln!(stdin, "{}", json_string(s)).unwrap();

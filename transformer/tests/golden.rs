@@ -9,11 +9,8 @@ use std::path::Path;
 fn golden_conversions() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     let bless = std::env::var_os("STAGECHECK_BLESS").is_some();
-    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "py"))
-        .collect();
+    let mut inputs: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "py")).collect();
     inputs.sort();
     assert!(inputs.len() >= 10, "golden inputs missing in {}", dir.display());
     let mut failures = Vec::new();
@@ -29,8 +26,7 @@ fn golden_conversions() {
             std::fs::write(&expected_path, &actual).unwrap();
             continue;
         }
-        let expected = std::fs::read_to_string(&expected_path)
-            .unwrap_or_else(|_| panic!("{} missing: bless it", expected_path.display()));
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_else(|_| panic!("{} missing: bless it", expected_path.display()));
         if expected != actual {
             failures.push(format!("--- {name}: expected\n{expected}\n--- {name}: actual\n{actual}"));
         }

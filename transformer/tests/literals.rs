@@ -1,4 +1,4 @@
-//! Literal fidelity (issue 16): every literal of the original is in the
+//! Literal fidelity: every literal of the original is in the
 //! converted program as written, so it has the same value there.
 //!
 //! A parsed string cannot hold a lone surrogate (`"\ud800"` is parsed as
@@ -31,6 +31,7 @@ use ruff_text_size::Ranged;
 use stagecheck_transformer::{convert, convert_verified};
 
 /// One piece of a non-raw `str` literal's body, for a `quote`-quoted literal.
+#[rustfmt::skip]
 fn str_piece() -> impl Strategy<Value = String> {
     prop_oneof![
         // Lone surrogates, high and low, and a paired one written as escapes.
@@ -66,11 +67,9 @@ fn quoted(prefix: &str, quote: &str, body: &str) -> String {
 fn str_literal() -> impl Strategy<Value = String> {
     let body = prop::collection::vec(str_piece(), 0..6).prop_map(|v| v.concat()).boxed();
     prop_oneof![
-        (select(&["", "u", "U"][..]), select(&["'", "\""][..]), body.clone())
-            .prop_map(|(p, q, b)| quoted(p, q, &b)),
+        (select(&["", "u", "U"][..]), select(&["'", "\""][..]), body.clone()).prop_map(|(p, q, b)| quoted(p, q, &b)),
         // Triple-quoted, with newlines and indentation that are the value.
-        (body.clone(), body.clone())
-            .prop_map(|(a, b)| quoted("", "'''", &format!("{a}\n  {b}\n\t x"))),
+        (body.clone(), body.clone()).prop_map(|(a, b)| quoted("", "'''", &format!("{a}\n  {b}\n\t x"))),
         // Raw: backslashes as written.
         (select(&["r", "R"][..]), prop::collection::vec(select(&["\\d", "\\ud800", "\\N", "x", "\\\\", "\\x4"][..]), 0..5))
             .prop_map(|(p, v)| quoted(p, "'", &v.concat())),
@@ -79,14 +78,14 @@ fn str_literal() -> impl Strategy<Value = String> {
 
 fn bytes_literal() -> impl Strategy<Value = String> {
     prop_oneof![
-        (select(&["b", "B"][..]), prop::collection::vec(bytes_piece(), 0..8))
-            .prop_map(|(p, v)| quoted(p, "'", &v.concat())),
+        (select(&["b", "B"][..]), prop::collection::vec(bytes_piece(), 0..8)).prop_map(|(p, v)| quoted(p, "'", &v.concat())),
         // Every byte, once.
         Just(quoted("b", "'", &(0..256).map(|b| format!("\\x{b:02x}")).collect::<String>())),
         select(&["br'\\x\\d'", "Rb\"\\\\\"", "b'''a\n b'''"][..]).prop_map(String::from),
     ]
 }
 
+#[rustfmt::skip]
 fn number() -> impl Strategy<Value = String> {
     prop_oneof![
         select(&["0", "00", "1_000", "0x1F", "0XdeadBEEF", "0o17", "0b1011", "0B_1",
@@ -156,7 +155,12 @@ fn program() -> impl Strategy<Value = String> {
              \x20       break\n\
              \x20   return x, y\n\
              f(1)\n",
-            l0 = l[0], l1 = l[1], l2 = l[2], l3 = l[3], l4 = l[4], l5 = l[5]
+            l0 = l[0],
+            l1 = l[1],
+            l2 = l[2],
+            l3 = l[3],
+            l4 = l[4],
+            l5 = l[5]
         )
     })
 }

@@ -1,5 +1,5 @@
-//! Every ConversionError names the line of the construct it refuses
-//! (issue 16, item 5), never line 1 for want of a better one.
+//! Every ConversionError names the line of the construct it refuses, never
+//! line 1 for want of a better one.
 //!
 //! One case per place in `transformer/src` that builds a refusal, each with
 //! the refused construct away from line 1 (inside a function, in the middle
@@ -90,7 +90,8 @@ fn syntax_error() {
 fn printer_tree_differs() {
     let source = "x = 1\n\n\ndef f(p):\n    y = [\n        1,\n        t\"{g(1) = }\",\n    ]\n    return y\n";
     assert_refused_at(source, "printer", "t\"");
-    let nested = "def f(p):\n    if p:\n        print(p)\n    else:\n        print(\n            f'{p=}', t'{p}',\n            t'{h(p) = }')\n";
+    let nested =
+        "def f(p):\n    if p:\n        print(p)\n    else:\n        print(\n            f'{p=}', t'{p}',\n            t'{h(p) = }')\n";
     assert_refused_at(nested, "printer", "h(p)");
 }
 
@@ -101,7 +102,8 @@ fn printer_needs_a_newer_python() {
     let source = "def f(p):\n    return [\n        p,\n        f\"{p if 'k' else 1}\",\n    ]\n";
     assert_refused_at(source, "printer", "else 1");
     // After f-strings that print fine, at module level and in the function.
-    let later = "x = f\"{'k'}\"\n\n\ndef f(p):\n    a = f\"{p}\" + f'{p}'\n    return [\n        a,\n        f\"{p if 'k' else 1}\",\n    ]\n";
+    let later =
+        "x = f\"{'k'}\"\n\n\ndef f(p):\n    a = f\"{p}\" + f'{p}'\n    return [\n        a,\n        f\"{p if 'k' else 1}\",\n    ]\n";
     assert_refused_at(later, "printer", "else 1");
 }
 

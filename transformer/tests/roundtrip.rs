@@ -61,6 +61,7 @@ fn name() -> impl Strategy<Value = String> {
     select(NAMES).prop_map(String::from)
 }
 
+#[rustfmt::skip]
 fn number() -> impl Strategy<Value = String> {
     select(&["0", "1", "42", "-1", "3.5", "1e10", "0.1", "0.9999999999999999", "1e-7", "123456789.123", "1e16",
         "0.30000000000000004", "5e-324", "1e999", "2j", "2.5e-7j", "0xff", "1_000", "10**3",
@@ -69,6 +70,7 @@ fn number() -> impl Strategy<Value = String> {
 }
 
 /// String literals with quotes, escapes, prefixes and implicit concatenation.
+#[rustfmt::skip]
 fn string() -> impl Strategy<Value = String> {
     select(&[
         r#"''"#, r#""x""#, r#"'it\'s'"#, r#""say \"hi\"""#, r#"'"'"#, r#""'""#, r#"'\n\t\\'"#,
@@ -81,8 +83,7 @@ fn string() -> impl Strategy<Value = String> {
 /// Literal text of an f-string delimited by `'`: braces doubled, escapes,
 /// the other quote, the same quote escaped.
 fn fstring_text() -> impl Strategy<Value = String> {
-    select(&["", "x", " = ", "{{", "}}", r"\n", r#"""#, r"\'", r"\\", "é", r#"\"q\""#][..])
-        .prop_map(|s| s.to_string())
+    select(&["", "x", " = ", "{{", "}}", r"\n", r#"""#, r"\'", r"\\", "é", r#"\"q\""#][..]).prop_map(|s| s.to_string())
 }
 
 /// `f'...{e!r:>8}...'`, `f'{e=}'`, `f'{ e = }'`. Inside the braces, no
@@ -93,8 +94,7 @@ fn fstring(inner: S) -> impl Strategy<Value = String> {
         select(&["", " "][..]),
         inner.clone(),
         select(&["", "!r", "!s", "!a", "=", "=!r", " = ", " =", "= ", " = !s"][..]),
-        prop_oneof![Just(String::new()), Just(":>8".to_string()), Just(":.2f".to_string()),
-            inner.prop_map(|e| format!(":{{{}}}", p(&e)))],
+        prop_oneof![Just(String::new()), Just(":>8".to_string()), Just(":.2f".to_string()), inner.prop_map(|e| format!(":{{{}}}", p(&e)))],
     )
         .prop_map(|(text, space, e, conv, spec)| {
             // A leading `{` would make `{{`: a space keeps it a display.
@@ -102,8 +102,7 @@ fn fstring(inner: S) -> impl Strategy<Value = String> {
             let e = if e.starts_with('{') { format!(" {e} ") } else { e };
             format!("{text}{{{space}{e}{conv}{spec}}}")
         });
-    (prop::collection::vec(part, 0..3), fstring_text())
-        .prop_map(|(parts, tail)| format!("f'{}{tail}'", parts.concat()))
+    (prop::collection::vec(part, 0..3), fstring_text()).prop_map(|(parts, tail)| format!("f'{}{tail}'", parts.concat()))
 }
 
 fn leaf(strings: bool) -> S {
@@ -126,12 +125,13 @@ fn expr_with(strings: bool) -> S {
             let i = inner.clone();
             let binop = (i.clone(), select(&["+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@"][..]), i.clone())
                 .prop_map(|(l, op, r)| composite(format!("{} {op} {}", p(&l), p(&r))));
-            let unary = (select(&["-", "+", "~", "not "][..]), i.clone())
-                .prop_map(|(op, e)| composite(format!("{op}{}", p(&e))));
+            let unary = (select(&["-", "+", "~", "not "][..]), i.clone()).prop_map(|(op, e)| composite(format!("{op}{}", p(&e))));
             let boolop = (prop::collection::vec(i.clone(), 2..4), select(&[" and ", " or "][..]))
                 .prop_map(|(es, op)| composite(es.iter().map(p).collect::<Vec<_>>().join(op)));
-            let compare = (i.clone(), prop::collection::vec(
-                (select(&["<", "<=", ">", ">=", "==", "!=", "in", "not in", "is", "is not"][..]), i.clone()), 1..3))
+            let compare = (
+                i.clone(),
+                prop::collection::vec((select(&["<", "<=", ">", ">=", "==", "!=", "in", "not in", "is", "is not"][..]), i.clone()), 1..3),
+            )
                 .prop_map(|(first, rest)| {
                     let mut s = p(&first);
                     for (op, e) in rest {
@@ -139,8 +139,8 @@ fn expr_with(strings: bool) -> S {
                     }
                     composite(s)
                 });
-            let ternary = (i.clone(), i.clone(), i.clone())
-                .prop_map(|(a, c, b)| composite(format!("{} if {} else {}", p(&a), p(&c), p(&b))));
+            let ternary =
+                (i.clone(), i.clone(), i.clone()).prop_map(|(a, c, b)| composite(format!("{} if {} else {}", p(&a), p(&c), p(&b))));
             let call = (
                 prop_oneof![select(FUNCS).prop_map(String::from), (i.clone(), select(ATTRS)).prop_map(|(e, a)| attribute(&e, a))],
                 prop::collection::vec(i.clone(), 0..3),
@@ -168,12 +168,11 @@ fn expr_with(strings: bool) -> S {
             });
             let set = (prop::collection::vec(i.clone(), 1..3), prop::option::of(i.clone()))
                 .prop_map(|(es, star)| atom(format!("{{{}}}", items(&es, star.as_ref()))));
-            let dict = (prop::collection::vec((i.clone(), i.clone()), 0..3), prop::option::of(i.clone()))
-                .prop_map(|(kvs, dstar)| {
-                    let mut parts: Vec<String> = kvs.iter().map(|(k, v)| format!("{}: {}", p(k), p(v))).collect();
-                    parts.extend(dstar.map(|e| format!("**{}", p(&e))));
-                    atom(format!("{{{}}}", parts.join(", ")))
-                });
+            let dict = (prop::collection::vec((i.clone(), i.clone()), 0..3), prop::option::of(i.clone())).prop_map(|(kvs, dstar)| {
+                let mut parts: Vec<String> = kvs.iter().map(|(k, v)| format!("{}: {}", p(k), p(v))).collect();
+                parts.extend(dstar.map(|e| format!("**{}", p(&e))));
+                atom(format!("{{{}}}", parts.join(", ")))
+            });
             let comprehension = (
                 select(&["[]", "{}", "()", "{:}"][..]),
                 i.clone(),
@@ -197,15 +196,25 @@ fn expr_with(strings: bool) -> S {
                     atom(format!("{open}{s}{close}"))
                 });
             // `(v := e)`: parenthesized wherever it stands (a statement, an argument).
-            let named = (select(&["v", "w"][..]), i.clone())
-                .prop_map(|(n, e)| atom(format!("({n} := {})", p(&e))));
+            let named = (select(&["v", "w"][..]), i.clone()).prop_map(|(n, e)| atom(format!("({n} := {})", p(&e))));
             let lambda = (params(i.clone()), i.clone())
                 .prop_map(|(ps, body)| composite(format!("lambda{}{ps}: {}", if ps.is_empty() { "" } else { " " }, p(&body))));
             let mut options: Vec<(u32, S)> = vec![
-                (3, binop.boxed()), (1, unary.boxed()), (2, boolop.boxed()), (2, compare.boxed()),
-                (1, ternary.boxed()), (3, call.boxed()), (1, attr.boxed()), (2, subscript.boxed()),
-                (1, list.boxed()), (1, tuple.boxed()), (1, set.boxed()), (1, dict.boxed()),
-                (1, comprehension.boxed()), (1, lambda.boxed()), (1, named.boxed()),
+                (3, binop.boxed()),
+                (1, unary.boxed()),
+                (2, boolop.boxed()),
+                (2, compare.boxed()),
+                (1, ternary.boxed()),
+                (3, call.boxed()),
+                (1, attr.boxed()),
+                (2, subscript.boxed()),
+                (1, list.boxed()),
+                (1, tuple.boxed()),
+                (1, set.boxed()),
+                (1, dict.boxed()),
+                (1, comprehension.boxed()),
+                (1, lambda.boxed()),
+                (1, named.boxed()),
             ];
             if strings {
                 options.push((2, fstring(FSTRING_EXPR.with(S::clone)).prop_map(atom).boxed()));
@@ -256,8 +265,8 @@ fn slice(i: S) -> impl Strategy<Value = String> {
 
 /// Parameters: distinct names, defaults on the last ones, `*rest`, `**kw`.
 fn params(i: S) -> impl Strategy<Value = String> {
-    (subsequence(&["p", "q", "r"][..], 0..4), 0usize..3, prop::collection::vec(i, 3), any::<bool>(), any::<bool>())
-        .prop_map(|(names, defaults, values, star, dstar)| {
+    (subsequence(&["p", "q", "r"][..], 0..4), 0usize..3, prop::collection::vec(i, 3), any::<bool>(), any::<bool>()).prop_map(
+        |(names, defaults, values, star, dstar)| {
             let first_default = names.len().saturating_sub(defaults);
             let mut parts: Vec<String> = names
                 .iter()
@@ -271,7 +280,8 @@ fn params(i: S) -> impl Strategy<Value = String> {
                 parts.push("**kw".into());
             }
             parts.join(", ")
-        })
+        },
+    )
 }
 
 /// `a`, `a, b`, `(a, b), c`, `a, *b`.
@@ -339,24 +349,29 @@ fn pattern() -> BoxedStrategy<P> {
     let capture = select(&["x", "y", "n"][..]).prop_map(|n| (n.to_string(), vec![n], true, false));
     prop_oneof![3 => value, 1 => capture, 1 => Just(("_".to_string(), vec![], true, false))]
         .prop_recursive(3, 16, 3, |inner| {
-            let sequence = (prop::collection::vec(inner.clone(), 0..3), prop::option::of((0usize..3, select(&["*_", "*rest"][..]))), any::<bool>())
-                .prop_map(|(parts, star, brackets)| {
-                    let mut names = Vec::new();
-                    let mut texts = disjoint(parts, &mut names);
-                    if let Some((at, star)) = star {
-                        if !(star == "*rest" && names.contains(&"rest")) {
-                            texts.insert(at.min(texts.len()), star.to_string());
-                            names.extend((star == "*rest").then_some("rest"));
+            let sequence =
+                (prop::collection::vec(inner.clone(), 0..3), prop::option::of((0usize..3, select(&["*_", "*rest"][..]))), any::<bool>())
+                    .prop_map(|(parts, star, brackets)| {
+                        let mut names = Vec::new();
+                        let mut texts = disjoint(parts, &mut names);
+                        if let Some((at, star)) = star {
+                            if !(star == "*rest" && names.contains(&"rest")) {
+                                texts.insert(at.min(texts.len()), star.to_string());
+                                names.extend((star == "*rest").then_some("rest"));
+                            }
                         }
-                    }
-                    let text = match (brackets, texts.len()) {
-                        (true, _) => format!("[{}]", texts.join(", ")),
-                        (false, 1) => format!("({},)", texts[0]),
-                        (false, _) => format!("({})", texts.join(", ")),
-                    };
-                    (text, names, false, false)
-                });
-            let mapping = (subsequence(&["0", "'k'", "-1", "C.attr", "None", "1 + 2j", "b'x'"][..], 0..3), prop::collection::vec(inner.clone(), 3), any::<bool>())
+                        let text = match (brackets, texts.len()) {
+                            (true, _) => format!("[{}]", texts.join(", ")),
+                            (false, 1) => format!("({},)", texts[0]),
+                            (false, _) => format!("({})", texts.join(", ")),
+                        };
+                        (text, names, false, false)
+                    });
+            let mapping = (
+                subsequence(&["0", "'k'", "-1", "C.attr", "None", "1 + 2j", "b'x'"][..], 0..3),
+                prop::collection::vec(inner.clone(), 3),
+                any::<bool>(),
+            )
                 .prop_map(|(keys, values, rest)| {
                     let mut names = Vec::new();
                     let values = disjoint(values, &mut names);
@@ -367,7 +382,12 @@ fn pattern() -> BoxedStrategy<P> {
                     }
                     (format!("{{{}}}", items.join(", ")), names, false, false)
                 });
-            let class = (select(&["C", "D.E"][..]), prop::collection::vec(inner.clone(), 0..3), subsequence(&["k", "j", "attr"][..], 0..3), prop::collection::vec(inner.clone(), 3))
+            let class = (
+                select(&["C", "D.E"][..]),
+                prop::collection::vec(inner.clone(), 0..3),
+                subsequence(&["k", "j", "attr"][..], 0..3),
+                prop::collection::vec(inner.clone(), 3),
+            )
                 .prop_map(|(cls, args, kws, values)| {
                     let mut names = Vec::new();
                     let mut parts = disjoint(args, &mut names);
@@ -382,7 +402,11 @@ fn pattern() -> BoxedStrategy<P> {
                     .iter()
                     .map(|a| {
                         let same = a.1.len() == first.1.len() && a.1.iter().all(|n| first.1.contains(n));
-                        if same && !a.2 { closed(a) } else { closed(&first) }
+                        if same && !a.2 {
+                            closed(a)
+                        } else {
+                            closed(&first)
+                        }
                     })
                     .collect();
                 (texts.join(" | "), first.1, false, true)
@@ -429,30 +453,52 @@ fn simple_stmt(ctx: Ctx) -> BoxedStrategy<Lines> {
     let one = |s: BoxedStrategy<String>| s.prop_map(|l| vec![l]).boxed();
     let mut options: Vec<(u32, BoxedStrategy<Lines>)> = vec![
         (6, one((prop::collection::vec(target(), 1..3), expr()).prop_map(|(ts, e)| format!("{} = {}", ts.join(" = "), e.0)).boxed())),
-        (2, one((single_target(), select(&["+=", "-=", "*=", "//=", "|=", "**=", "@="][..]), expr())
-            .prop_map(|(t, op, e)| format!("{t} {op} {}", e.0)).boxed())),
+        (
+            2,
+            one((single_target(), select(&["+=", "-=", "*=", "//=", "|=", "**=", "@="][..]), expr())
+                .prop_map(|(t, op, e)| format!("{t} {op} {}", e.0))
+                .boxed()),
+        ),
         (3, one(expr().prop_map(|e| e.0).boxed())),
         (1, one(Just("pass".to_string()).boxed())),
-        (1, one((expr(), prop::option::of(expr())).prop_map(|(c, m)| match m {
-            Some(m) => format!("assert {}, {}", c.0, m.0),
-            None => format!("assert {}", c.0),
-        }).boxed())),
-        (1, one(prop_oneof![
-            prop::collection::vec(name(), 1..3).prop_map(|ns| format!("del {}", ns.join(", "))),
-            (name(), expr()).prop_map(|(n, e)| format!("del {n}[{}]", e.0)),
-            name().prop_map(|n| format!("del {n}.attr")),
-        ].boxed())),
-        (1, one(prop_oneof![
-            Just("raise".to_string()),
-            expr().prop_map(|e| format!("raise ValueError({})", e.0)),
-            expr().prop_map(|e| format!("raise ValueError from {}", p(&e))),
-        ].boxed())),
+        (
+            1,
+            one((expr(), prop::option::of(expr()))
+                .prop_map(|(c, m)| match m {
+                    Some(m) => format!("assert {}, {}", c.0, m.0),
+                    None => format!("assert {}", c.0),
+                })
+                .boxed()),
+        ),
+        (
+            1,
+            one(prop_oneof![
+                prop::collection::vec(name(), 1..3).prop_map(|ns| format!("del {}", ns.join(", "))),
+                (name(), expr()).prop_map(|(n, e)| format!("del {n}[{}]", e.0)),
+                name().prop_map(|n| format!("del {n}.attr")),
+            ]
+            .boxed()),
+        ),
+        (
+            1,
+            one(prop_oneof![
+                Just("raise".to_string()),
+                expr().prop_map(|e| format!("raise ValueError({})", e.0)),
+                expr().prop_map(|e| format!("raise ValueError from {}", p(&e))),
+            ]
+            .boxed()),
+        ),
     ];
     if ctx.in_func {
-        options.push((2, one(prop::option::of(expr()).prop_map(|e| match e {
-            Some(e) => format!("return {}", e.0),
-            None => "return".into(),
-        }).boxed())));
+        options.push((
+            2,
+            one(prop::option::of(expr())
+                .prop_map(|e| match e {
+                    Some(e) => format!("return {}", e.0),
+                    None => "return".into(),
+                })
+                .boxed()),
+        ));
     }
     if ctx.in_loop {
         options.push((2, one(select(&["break", "continue"][..]).prop_map(String::from).boxed())));
@@ -492,21 +538,28 @@ fn new_stmt(ctx: Ctx, depth: u32) -> BoxedStrategy<Lines> {
         }
         lines
     };
-    let if_ = (expr(), block(ctx, d), prop::collection::vec((expr(), block(ctx, d)), 0..2), else_block())
-        .prop_map(move |(c, body, elifs, els)| {
+    let if_ = (expr(), block(ctx, d), prop::collection::vec((expr(), block(ctx, d)), 0..2), else_block()).prop_map(
+        move |(c, body, elifs, els)| {
             let mut lines = header(format!("if {}:", c.0), body);
             for (c, b) in elifs {
                 lines.extend(header(format!("elif {}:", c.0), b));
             }
             with_else(lines, els)
-        });
-    let while_ = (expr(), block(looping, d), else_block())
-        .prop_map(move |(c, body, els)| with_else(header(format!("while {}:", c.0), body), els));
+        },
+    );
+    let while_ =
+        (expr(), block(looping, d), else_block()).prop_map(move |(c, body, els)| with_else(header(format!("while {}:", c.0), body), els));
     let for_ = (for_target(), expr(), block(looping, d), else_block())
         .prop_map(move |(t, it, body, els)| with_else(header(format!("for {t} in {}:", it.0), body), els));
     let handler = (select(&["ValueError", "(TypeError, KeyError)", "Exception"][..]), prop::option::of(Just("e")), block(ctx, d))
         .prop_map(|(ty, name, body)| header(format!("except {ty}{}:", name.map(|n| format!(" as {n}")).unwrap_or_default()), body));
-    let try_ = (block(ctx, d), prop::collection::vec(handler, 0..3), prop::option::of(block(ctx, d)), else_block(), prop::option::of(block(ctx, d)))
+    let try_ = (
+        block(ctx, d),
+        prop::collection::vec(handler, 0..3),
+        prop::option::of(block(ctx, d)),
+        else_block(),
+        prop::option::of(block(ctx, d)),
+    )
         .prop_map(move |(body, handlers, bare, els, fin)| {
             let mut lines = header("try:".into(), body);
             let any_handler = !handlers.is_empty() || bare.is_some();
@@ -523,7 +576,13 @@ fn new_stmt(ctx: Ctx, depth: u32) -> BoxedStrategy<Lines> {
             lines
         });
     // `with ((a, b)):` is one item, a tuple; `with (a, b):` two.
-    let with = (prop::collection::vec((expr(), prop::option::of(prop_oneof![name(), (name(), name()).prop_map(|(a, b)| format!("({a}, {b})"))]), any::<bool>()), 1..3), block(ctx, d))
+    let with = (
+        prop::collection::vec(
+            (expr(), prop::option::of(prop_oneof![name(), (name(), name()).prop_map(|(a, b)| format!("({a}, {b})"))]), any::<bool>()),
+            1..3,
+        ),
+        block(ctx, d),
+    )
         .prop_map(|(items, body)| {
             let items: Vec<String> = items
                 .iter()
@@ -535,18 +594,16 @@ fn new_stmt(ctx: Ctx, depth: u32) -> BoxedStrategy<Lines> {
                 .collect();
             header(format!("with {}:", items.join(", ")), body)
         });
-    let def = (select(&["f", "g", "h"][..]), params(expr()), prop::option::of(select(&["G", "H"][..])), block(function, d))
-        .prop_map(|(n, ps, global, body)| {
+    let def = (select(&["f", "g", "h"][..]), params(expr()), prop::option::of(select(&["G", "H"][..])), block(function, d)).prop_map(
+        |(n, ps, global, body)| {
             let mut lines: Lines = global.map(|g| format!("global {g}")).into_iter().collect();
             lines.extend(body);
             header(format!("def {n}({ps}):"), lines)
-        });
+        },
+    );
     let class = (select(&["C", "D"][..]), block(Ctx { in_func: false, in_loop: false }, d))
         .prop_map(|(n, body)| header(format!("class {n}:"), body));
-    let subject = prop_oneof![
-        expr().prop_map(|e| p(&e)),
-        (expr(), expr()).prop_map(|(a, b)| format!("{}, {}", p(&a), p(&b))),
-    ];
+    let subject = prop_oneof![expr().prop_map(|e| p(&e)), (expr(), expr()).prop_map(|(a, b)| format!("{}, {}", p(&a), p(&b))),];
     let case = (pattern(), prop::option::of(expr()), block(ctx, d));
     let match_ = (subject, prop::collection::vec(case, 1..4)).prop_map(|(subject, cases)| {
         let last = cases.len() - 1;
@@ -564,23 +621,28 @@ fn new_stmt(ctx: Ctx, depth: u32) -> BoxedStrategy<Lines> {
     });
     let mut options: Vec<(u32, BoxedStrategy<Lines>)> = vec![
         (6, simple_stmt(ctx)),
-        (2, if_.boxed()), (1, while_.boxed()), (2, for_.boxed()), (1, try_.boxed()),
-        (1, with.boxed()), (2, def.boxed()), (1, class.boxed()), (1, match_.boxed()),
+        (2, if_.boxed()),
+        (1, while_.boxed()),
+        (2, for_.boxed()),
+        (1, try_.boxed()),
+        (1, with.boxed()),
+        (2, def.boxed()),
+        (1, class.boxed()),
+        (1, match_.boxed()),
     ];
     if ctx.in_func {
         // A nested def rebinding a name of its enclosing function: `n` (or
         // `m`) is bound here, so `nonlocal` finds it.
-        let nonlocal = (select(&["n", "m"][..]), expr(), block(function, d), any::<bool>())
-            .prop_map(|(n, init, body, call)| {
-                let mut lines = vec![format!("{n} = {}", init.0)];
-                let mut inner = vec![format!("nonlocal {n}")];
-                inner.extend(body);
-                lines.extend(header("def inner():".into(), inner));
-                if call {
-                    lines.push("inner()".into());
-                }
-                lines
-            });
+        let nonlocal = (select(&["n", "m"][..]), expr(), block(function, d), any::<bool>()).prop_map(|(n, init, body, call)| {
+            let mut lines = vec![format!("{n} = {}", init.0)];
+            let mut inner = vec![format!("nonlocal {n}")];
+            inner.extend(body);
+            lines.extend(header("def inner():".into(), inner));
+            if call {
+                lines.push("inner()".into());
+            }
+            lines
+        });
         options.push((2, nonlocal.boxed()));
     }
     prop::strategy::Union::new_weighted(options).boxed()
@@ -626,9 +688,8 @@ fn round_trip_failure(program: &str) -> Option<String> {
         Ok(reparsed) => {
             let said: Vec<usize> = out.starts.iter().map(|(_, at)| *at).collect();
             let actual = statement_starts(reparsed.suite());
-            (said != actual).then(|| {
-                format!("the printer says statements start at {said:?}, they start at {actual:?}:\n--- printed\n{printed}")
-            })
+            (said != actual)
+                .then(|| format!("the printer says statements start at {said:?}, they start at {actual:?}:\n--- printed\n{printed}"))
         }
     }
 }

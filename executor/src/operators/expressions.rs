@@ -2,7 +2,7 @@
 //! converters: `if_exp`, `get_item`, `set_item`, `converted_call` (Python:
 //! `runtime/stagecheck/ag/{conditional_expressions,slices,call_trees}.py`).
 
-use super::{global, Global, positional, staged, staged_impl, truth};
+use super::{global, positional, staged, staged_impl, truth, Global};
 use rustpython_vm::builtins::PyDict;
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::{AsObject, PyResult, VirtualMachine};
@@ -14,7 +14,11 @@ pub(super) fn if_exp(args: FuncArgs, vm: &VirtualMachine) -> PyResult {
     if staged(cond, vm)? {
         return staged_impl("if_exp", all.to_vec(), vm);
     }
-    if truth(cond, vm)? { if_true.call((), vm) } else { if_false.call((), vm) }
+    if truth(cond, vm)? {
+        if_true.call((), vm)
+    } else {
+        if_false.call((), vm)
+    }
 }
 
 /// `get_item(target, i)`: `target[i]`.

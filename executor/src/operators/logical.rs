@@ -45,7 +45,11 @@ fn and_or(args: FuncArgs, is_and: bool, vm: &VirtualMachine) -> PyResult {
             return Ok(if as_test { vm.ctx.new_bool(!is_and).into() } else { value });
         }
     }
-    if firsts.is_empty() { Ok(last.clone()) } else { last.call((), vm) }
+    if firsts.is_empty() {
+        Ok(last.clone())
+    } else {
+        last.call((), vm)
+    }
 }
 
 /// `not_(value, test=False)`.
@@ -67,7 +71,7 @@ pub(super) fn compare(args: FuncArgs, vm: &VirtualMachine) -> PyResult {
     let mut all = args.args.into_iter();
     let mut left = all.next().ok_or_else(|| vm.new_type_error("compare() needs a left operand"))?;
     let rest: Vec<PyObjectRef> = all.collect();
-    if rest.len() < 2 || rest.len() % 2 != 0 {
+    if rest.len() < 2 || !rest.len().is_multiple_of(2) {
         return Err(vm.new_type_error("compare() takes operator and operand pairs"));
     }
     let mut i = 0;

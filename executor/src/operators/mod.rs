@@ -124,8 +124,7 @@ fn staged(value: &PyObject, vm: &VirtualMachine) -> PyResult<bool> {
 
 /// Calls the staged implementation `name` with `args`.
 fn staged_impl(name: &str, args: impl Into<FuncArgs>, vm: &VirtualMachine) -> PyResult {
-    let impls = global(Global::Impls, vm)?
-        .ok_or_else(|| vm.new_runtime_error("stagecheck.ag.dispatch._impls is unbound"))?;
+    let impls = global(Global::Impls, vm)?.ok_or_else(|| vm.new_runtime_error("stagecheck.ag.dispatch._impls is unbound"))?;
     impls.get_item(name, vm)?.call(args, vm)
 }
 

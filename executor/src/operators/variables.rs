@@ -3,7 +3,7 @@
 //! needs it; `ldu_all` and `Undefined` stay there: only staged code reads
 //! state through them).
 
-use super::{global, Global, positional, staged_impl};
+use super::{global, positional, staged_impl, Global};
 use rustpython_vm::builtins::{PyStr, PyType};
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::{AsObject, PyResult, VirtualMachine};
@@ -17,8 +17,8 @@ pub(super) fn ld(args: FuncArgs, vm: &VirtualMachine) -> PyResult {
     let value = match thunk.call((), vm) {
         Ok(value) => value,
         Err(e) if e.fast_isinstance(vm.ctx.exceptions.name_error) && !crate::planted::active_once("ld_keeps_name_error") => {
-            let template = global(Global::Unbound, vm)?
-                .ok_or_else(|| vm.new_runtime_error("stagecheck.ag.variables._UNBOUND is unbound"))?;
+            let template =
+                global(Global::Unbound, vm)?.ok_or_else(|| vm.new_runtime_error("stagecheck.ag.variables._UNBOUND is unbound"))?;
             let template = template.downcast_ref::<PyStr>().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let name = name.downcast_ref::<PyStr>().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let message = template.replace("stagecheck_probe_", &name);

@@ -135,13 +135,18 @@ pub fn end_run() {
 /// Runs host node `site`: its Python function called with `args` as eager
 /// `sc.Tensor`s, returning a list of them. What it raises is kept for
 /// `op_error` (the graph reports `ErrorKind::Host`).
-pub(crate) fn host_call(site: u32, args: Vec<stagecheck_graph::Tensor>, vm: &VirtualMachine) -> Result<Vec<stagecheck_graph::Tensor>, stagecheck_graph::OpError> {
+pub(crate) fn host_call(
+    site: u32,
+    args: Vec<stagecheck_graph::Tensor>,
+    vm: &VirtualMachine,
+) -> Result<Vec<stagecheck_graph::Tensor>, stagecheck_graph::OpError> {
     use stagecheck_graph::{ErrorKind, OpError};
     let fail = |e: rustpython_vm::builtins::PyBaseExceptionRef| {
         HOST_ERROR.with(|h| *h.borrow_mut() = Some(e));
         OpError::new(ErrorKind::Host, "a host node raised")
     };
-    let f = HOSTS.with(|h| h.borrow().get(site as usize).cloned()).ok_or_else(|| OpError::invalid(format!("host site {site} is unknown")))?;
+    let f =
+        HOSTS.with(|h| h.borrow().get(site as usize).cloned()).ok_or_else(|| OpError::invalid(format!("host site {site} is unknown")))?;
     let tensor = RUNTIME.with(|r| r.borrow().as_ref().map(|r| r.tensor.clone())).ok_or_else(|| OpError::invalid("no runtime"))?;
     let mut objs = Vec::with_capacity(args.len());
     for t in args {
@@ -153,7 +158,9 @@ pub(crate) fn host_call(site: u32, args: Vec<stagecheck_graph::Tensor>, vm: &Vir
     let mut tensors = Vec::with_capacity(items.len());
     for item in items {
         let h = item.get_attr("_h", vm).map_err(fail)?;
-        let h = h.downcast::<module::_stagecheck_tensor::Handle>().map_err(|_| fail(vm.new_type_error("a host function returned a non-tensor")))?;
+        let h = h
+            .downcast::<module::_stagecheck_tensor::Handle>()
+            .map_err(|_| fail(vm.new_type_error("a host function returned a non-tensor")))?;
         match &h.input {
             trace::Input::Eager(t) => tensors.push(t.clone()),
             trace::Input::Symbolic(_) => return Err(fail(vm.new_type_error("a host function returned a symbolic tensor"))),
@@ -307,10 +314,7 @@ pub(crate) fn remember_runtime(vm: &VirtualMachine) {
         .and_then(|t| t.get_direct_attr(vm.ctx.intern_str("_value")))
         .expect("Variable has the slot _value");
     let function = attr("stagecheck.staging", "Function");
-    let trace_code = function
-        .get_attr("_trace", vm)
-        .and_then(|f| f.get_attr("__code__", vm))
-        .expect("Function._trace is a function");
+    let trace_code = function.get_attr("_trace", vm).and_then(|f| f.get_attr("__code__", vm)).expect("Function._trace is a function");
     let classes = RuntimeClasses {
         trace_code,
         function,

@@ -7,8 +7,8 @@
 //! construction every tensor made is symbolic (TensorFlow's rule: a `while`
 //! on a counter made inside the function is staged).
 
-use super::{mode, values, Mode, TRACER};
 use super::trace::{Input, Sym, TraceError};
+use super::{mode, values, Mode, TRACER};
 use rustpython_vm::{PyObjectRef, PyRef, PyResult, VirtualMachine};
 use stagecheck_graph::{ErrorKind, OpError};
 
@@ -18,7 +18,9 @@ pub const NAME: &str = "_stagecheck_tensor";
 /// An `OpError` as the Python exception programs see.
 pub fn op_error(e: OpError, vm: &VirtualMachine) -> rustpython_vm::builtins::PyBaseExceptionRef {
     match e.kind {
-        ErrorKind::Raised(site) => raised(site, vm).unwrap_or_else(|| vm.new_value_error(format!("raise site {site} is unknown: {}", e.message))),
+        ErrorKind::Raised(site) => {
+            raised(site, vm).unwrap_or_else(|| vm.new_value_error(format!("raise site {site} is unknown: {}", e.message)))
+        }
         // What the host node's Python function raised, as it raised it.
         ErrorKind::Host => super::HOST_ERROR.with(|h| h.borrow_mut().take()).unwrap_or_else(|| vm.new_value_error(e.message)),
         ErrorKind::ZeroDivision => vm.new_zero_division_error(e.message),
@@ -52,9 +54,9 @@ fn raised(site: u32, vm: &VirtualMachine) -> Option<rustpython_vm::builtins::PyB
 pub(crate) mod _stagecheck_tensor {
     use super::*;
     use rustpython_vm::builtins::{PyBaseExceptionRef, PyListRef, PyStrRef, PyTypeRef};
+    use rustpython_vm::builtins::{PyDict, PyTuple};
     use rustpython_vm::function::OptionalArg;
     use rustpython_vm::{pyclass, PyPayload, TryFromObject};
-    use rustpython_vm::builtins::{PyDict, PyTuple};
     use stagecheck_graph::{DType, FnId, Op, Tensor};
 
     #[pyattr]
@@ -94,17 +96,15 @@ pub(crate) mod _stagecheck_tensor {
     fn inputs(list: &PyListRef, vm: &VirtualMachine) -> PyResult<Vec<Input>> {
         list.borrow_vec()
             .iter()
-            .map(|o| {
-                o.downcast_ref::<Handle>()
-                    .map(|h| h.input.clone())
-                    .ok_or_else(|| vm.new_type_error("expected tensor handles"))
-            })
+            .map(|o| o.downcast_ref::<Handle>().map(|h| h.input.clone()).ok_or_else(|| vm.new_type_error("expected tensor handles")))
             .collect()
     }
 
     fn dtype_arg(name: Option<PyStrRef>, vm: &VirtualMachine) -> PyResult<Option<DType>> {
-        name.map(|n| DType::from_name(&n.to_string_lossy()).ok_or_else(|| vm.new_type_error(format!("unknown dtype '{}'", n.to_string_lossy()))))
-            .transpose()
+        name.map(|n| {
+            DType::from_name(&n.to_string_lossy()).ok_or_else(|| vm.new_type_error(format!("unknown dtype '{}'", n.to_string_lossy())))
+        })
+        .transpose()
     }
 
     fn eager(h: &Handle, what: &str, vm: &VirtualMachine) -> PyResult<Tensor> {
@@ -191,11 +191,18 @@ pub(crate) mod _stagecheck_tensor {
         };
         spec.insert("op".into(), serde_json::Value::String(op_tag(&op.to_string_lossy())));
         let spec = serde_json::Value::Object(spec);
-        let op: Op = serde_json::from_value(spec).map_err(|e| vm.new_value_error(format!("bad operation {}: {e}", op.to_string_lossy())))?;
+        let op: Op =
+            serde_json::from_value(spec).map_err(|e| vm.new_value_error(format!("bad operation {}: {e}", op.to_string_lossy())))?;
         let ins = inputs(&args, vm)?;
         let tracing = TRACER.with(|t| t.borrow().tracing());
         if !tracing && ins.iter().all(|i| matches!(i, Input::Eager(_))) {
-            let tensors: Vec<&Tensor> = ins.iter().map(|i| match i { Input::Eager(t) => t, _ => unreachable!() }).collect();
+            let tensors: Vec<&Tensor> = ins
+                .iter()
+                .map(|i| match i {
+                    Input::Eager(t) => t,
+                    _ => unreachable!(),
+                })
+                .collect();
             let out = stagecheck_graph::eval(&op, &tensors).map_err(|e| op_error(e, vm))?;
             return Ok(handle(Input::Eager(out)));
         }
@@ -342,7 +349,8 @@ pub(crate) mod _stagecheck_tensor {
         match &h.input {
             Input::Eager(t) => t.to_string(),
             Input::Symbolic(s) if stagecheck_graph::has_dyn(&s.shape) => {
-                let dims: Vec<String> = s.shape.iter().map(|&d| if d == stagecheck_graph::DYN { "?".into() } else { d.to_string() }).collect();
+                let dims: Vec<String> =
+                    s.shape.iter().map(|&d| if d == stagecheck_graph::DYN { "?".into() } else { d.to_string() }).collect();
                 format!("<symbolic {} [{}]>", s.dtype, dims.join(", "))
             }
             Input::Symbolic(s) => format!("<symbolic {} {:?}>", s.dtype, s.shape),
@@ -356,13 +364,19 @@ pub(crate) mod _stagecheck_tensor {
             .borrow_vec()
             .iter()
             .map(|p| {
-                let pair = p.downcast_ref::<PyTuple>().filter(|t| t.len() == 2).ok_or_else(|| vm.new_type_error("a signature is (dtype, shape)"))?;
+                let pair = p
+                    .downcast_ref::<PyTuple>()
+                    .filter(|t| t.len() == 2)
+                    .ok_or_else(|| vm.new_type_error("a signature is (dtype, shape)"))?;
                 let d = PyStrRef::try_from_object(vm, pair.as_slice()[0].clone())?;
                 let s = pair.as_slice()[1].clone();
                 let dtype = DType::from_name(&d.to_string_lossy()).ok_or_else(|| vm.new_type_error("unknown dtype"))?;
                 // None: a list's length (`graph::DYN`), for list loop variables.
                 let dims: Vec<usize> =
-                    vm.extract_elements_with(&s, |o| if vm.is_none(&o) { Ok(stagecheck_graph::DYN) } else { usize::try_from_object(vm, o) })?;
+                    vm.extract_elements_with(
+                        &s,
+                        |o| if vm.is_none(&o) { Ok(stagecheck_graph::DYN) } else { usize::try_from_object(vm, o) },
+                    )?;
                 Ok((dtype, dims))
             })
             .collect()

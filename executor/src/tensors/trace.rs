@@ -622,15 +622,18 @@ mod tests {
         assert_eq!(third.library, t.library);
         assert_eq!(third.plans.len(), 3);
         let x = Tensor::from_f32(vec![1.0, -2.0], &[2]).unwrap();
-        assert_eq!(third.executor().run(h, &[x.clone()]).unwrap(), vec![Tensor::from_f32(vec![-1.0, 2.0], &[2]).unwrap()]);
+        assert_eq!(third.executor().run(h, std::slice::from_ref(&x)).unwrap(), vec![Tensor::from_f32(vec![-1.0, 2.0], &[2]).unwrap()]);
         drop((third, again));
         // A slot the snapshot holds written again: planned anew, from scratch.
         let sig = (DType::Float32, vec![2]);
         let p = t.begin("p", vec![sig.clone()], false).remove(0);
-        t.set_function(f, Function { name: "f".into(), params: vec![sig.clone()], results: vec![sig], nodes: vec![], outputs: vec![ValueId(0)] });
+        t.set_function(
+            f,
+            Function { name: "f".into(), params: vec![sig.clone()], results: vec![sig], nodes: vec![], outputs: vec![ValueId(0)] },
+        );
         t.end(&[Input::Symbolic(p)], false).unwrap();
         let fresh = t.snapshot().unwrap();
         assert_eq!(fresh.library, t.library);
-        assert_eq!(fresh.executor().run(h, &[x.clone()]).unwrap(), vec![x]);
+        assert_eq!(fresh.executor().run(h, std::slice::from_ref(&x)).unwrap(), vec![x]);
     }
 }

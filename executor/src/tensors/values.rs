@@ -7,7 +7,7 @@
 //! out of the dtype's range is an error, never a wrap; nested lists must be
 //! rectangular.
 
-use rustpython_vm::builtins::{PyFloat, PyInt, PyList, PyStr, PyTuple, PyDict};
+use rustpython_vm::builtins::{PyDict, PyFloat, PyInt, PyList, PyStr, PyTuple};
 use rustpython_vm::{AsObject, PyObjectRef, PyResult, VirtualMachine};
 use stagecheck_graph::{DType, Tensor, Value};
 
@@ -50,7 +50,8 @@ fn flatten(obj: &PyObjectRef, depth: usize, shape: &mut Vec<usize>, leaves: &mut
             if cls.is(vm.ctx.types.bool_type) {
                 leaves.push(Leaf::Bool(obj.clone().try_to_bool(vm)?));
             } else if let Some(i) = obj.downcast_ref::<PyInt>() {
-                let v: i128 = i.as_bigint().try_into().map_err(|_| vm.new_value_error("Can't convert Python int to a tensor: out of range"))?;
+                let v: i128 =
+                    i.as_bigint().try_into().map_err(|_| vm.new_value_error("Can't convert Python int to a tensor: out of range"))?;
                 leaves.push(Leaf::Int(v));
             } else if let Some(f) = obj.downcast_ref::<PyFloat>() {
                 leaves.push(Leaf::Float(f.to_f64()));
@@ -82,7 +83,14 @@ pub fn from_python(obj: &PyObjectRef, dtype: Option<DType>, vm: &VirtualMachine)
     let wrong = |what: &str| vm.new_type_error(format!("Can't convert {what} to a tensor of dtype {dtype}"));
     let built = match dtype {
         DType::Bool => {
-            let v = leaves.iter().map(|l| match l { Leaf::Bool(b) => Ok(*b), Leaf::Int(_) => Err(wrong("an int")), Leaf::Float(_) => Err(wrong("a float")) }).collect::<PyResult<Vec<_>>>()?;
+            let v = leaves
+                .iter()
+                .map(|l| match l {
+                    Leaf::Bool(b) => Ok(*b),
+                    Leaf::Int(_) => Err(wrong("an int")),
+                    Leaf::Float(_) => Err(wrong("a float")),
+                })
+                .collect::<PyResult<Vec<_>>>()?;
             Tensor::from_bool(v, &shape)
         }
         DType::Int32 | DType::Int64 => {
@@ -96,14 +104,26 @@ pub fn from_python(obj: &PyObjectRef, dtype: Option<DType>, vm: &VirtualMachine)
                     Leaf::Float(_) => Err(wrong("a float")),
                 })
                 .collect::<PyResult<Vec<_>>>()?;
-            if dtype == DType::Int32 { Tensor::from_i32(v.into_iter().map(|x| x as i32).collect(), &shape) } else { Tensor::from_i64(v, &shape) }
+            if dtype == DType::Int32 {
+                Tensor::from_i32(v.into_iter().map(|x| x as i32).collect(), &shape)
+            } else {
+                Tensor::from_i64(v, &shape)
+            }
         }
         DType::Float32 | DType::Float64 => {
             let v = leaves
                 .iter()
-                .map(|l| match l { Leaf::Int(i) => Ok(*i as f64), Leaf::Float(f) => Ok(*f), Leaf::Bool(_) => Err(wrong("a bool")) })
+                .map(|l| match l {
+                    Leaf::Int(i) => Ok(*i as f64),
+                    Leaf::Float(f) => Ok(*f),
+                    Leaf::Bool(_) => Err(wrong("a bool")),
+                })
                 .collect::<PyResult<Vec<_>>>()?;
-            if dtype == DType::Float32 { Tensor::from_f32(v.into_iter().map(|x| x as f32).collect(), &shape) } else { Tensor::from_f64(v, &shape) }
+            if dtype == DType::Float32 {
+                Tensor::from_f32(v.into_iter().map(|x| x as f32).collect(), &shape)
+            } else {
+                Tensor::from_f64(v, &shape)
+            }
         }
     };
     built.map_err(|e| super::module::op_error(e, vm))
@@ -113,8 +133,15 @@ fn infer(leaves: &[Leaf]) -> DType {
     if leaves.iter().any(|l| matches!(l, Leaf::Float(_))) {
         DType::Float32
     } else if leaves.iter().any(|l| matches!(l, Leaf::Int(_))) {
-        let fits = leaves.iter().all(|l| match l { Leaf::Int(i) => i32::try_from(*i).is_ok(), _ => true });
-        if fits { DType::Int32 } else { DType::Int64 }
+        let fits = leaves.iter().all(|l| match l {
+            Leaf::Int(i) => i32::try_from(*i).is_ok(),
+            _ => true,
+        });
+        if fits {
+            DType::Int32
+        } else {
+            DType::Int64
+        }
     } else if leaves.is_empty() {
         DType::Float32
     } else {

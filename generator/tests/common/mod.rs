@@ -65,13 +65,8 @@ for i, s in enumerate(srcs):
     except SyntaxError as e:
         print(i, repr(e))
 "#;
-    let mut child = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3 runs");
+    let mut child =
+        Command::new("python3").arg("-c").arg(script).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("python3 runs");
     let json = serde_json::to_string(sources).expect("strings serialise");
     child.stdin.take().expect("stdin").write_all(json.as_bytes()).expect("write");
     let out = child.wait_with_output().expect("python3 ends");

@@ -356,7 +356,7 @@ def matmul(a, b):
     if a.dtype is not b.dtype or len(a.shape) != 2 or len(b.shape) != 2 or a.shape[1] != b.shape[0]:
         raise ValueError('matmul of %s %r and %s %r' % (a.dtype.name, a.shape, b.dtype.name, b.shape))
     (r, k), c = a.shape, b.shape[1]
-    out = [sum(a.flat[i * k + j] * b.flat[j * c + l] for j in _py_range(k)) for i in _py_range(r) for l in _py_range(c)]
+    out = [sum(a.flat[i * k + j] * b.flat[j * c + col] for j in _py_range(k)) for i in _py_range(r) for col in _py_range(c)]
     return Tensor([_wrap(v, a.dtype) for v in out], (r, c), a.dtype)
 
 

@@ -13,9 +13,7 @@ use graph::{DType, Op, OpError};
 fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<i64> {
     let own = contiguous(shape);
     let lead = out.len() - shape.len();
-    (0..out.len())
-        .map(|ax| if ax < lead || shape[ax - lead] == 1 { 0 } else { own[ax - lead] })
-        .collect()
+    (0..out.len()).map(|ax| if ax < lead || shape[ax - lead] == 1 { 0 } else { own[ax - lead] }).collect()
 }
 
 fn access(shape: &[usize], out: &[usize]) -> Access {

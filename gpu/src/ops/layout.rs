@@ -24,7 +24,13 @@ fn slice_start(start: Option<i64>, step: i64, n: usize) -> i64 {
         None if step > 0 => 0,
         None => n - 1,
         Some(v) if v < 0 => (v + n).max(if step < 0 { -1 } else { 0 }),
-        Some(v) if v >= n => if step < 0 { n - 1 } else { n },
+        Some(v) if v >= n => {
+            if step < 0 {
+                n - 1
+            } else {
+                n
+            }
+        }
         Some(v) => v,
     }
 }

@@ -53,7 +53,8 @@ impl Gpu {
         let (kept, kept_strides): (Vec<usize>, Vec<i64>) = pick(false).into_iter().unzip();
         let (red, red_strides) = merged(pick(true));
         let total = count(&red);
-        let dims = [words(kept.iter().map(|&d| d as i64)), words(kept_strides), words(red.iter().map(|&d| d as i64)), words(red_strides)].concat();
+        let dims =
+            [words(kept.iter().map(|&d| d as i64)), words(kept_strides), words(red.iter().map(|&d| d as i64)), words(red_strides)].concat();
         let state = self.buffer(2 * n);
         // Folds of at most `chunk` positions per dispatch (see wgsl/reduce.rs).
         let chunk = (ITERATIONS / (red.len() + 1)).max(1);

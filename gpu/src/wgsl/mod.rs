@@ -83,4 +83,3 @@ pub(crate) fn walk(index: &str, rank: &str, shape_at: &str, offsets: &[(&str, St
          let size = info[{shape_at} + ax];\n    let c = rem % size;\n    rem = rem / size;\n{adds}  }}\n}}\n"
     )
 }
-

@@ -19,7 +19,8 @@ pub(crate) const ITERATIONS: usize = 30000;
 fn fold(op: &Op, d: DType) -> Option<(String, String)> {
     let suffix = if d == DType::Float32 { "f32" } else { "i32" };
     let add = store(d, &format!("{} + {}", load(d, "acc"), load(d, "w")));
-    let extreme = |f: &str| Some((format!("if (j == 0u) {{ acc = w; }} else {{ acc = {f}_{suffix}(acc, w); }}"), "out[i] = acc;".to_string()));
+    let extreme =
+        |f: &str| Some((format!("if (j == 0u) {{ acc = w; }} else {{ acc = {f}_{suffix}(acc, w); }}"), "out[i] = acc;".to_string()));
     match (op, d) {
         (_, DType::Int64 | DType::Float64) => None,
         (Op::ReduceSum { .. }, DType::Float32 | DType::Int32) => Some((format!("acc = {add};"), "out[i] = acc;".to_string())),

@@ -26,7 +26,12 @@ pub fn same(gpu: &Gpu, op: &Op, inputs: &[Tensor]) -> Result<(), String> {
     let up_refs: Vec<_> = up.iter().collect();
     let out = gpu.eval(op, &up_refs).and_then(|t| gpu.download(&t));
     if std::env::var_os("GPU_TEST_STATS").is_some() {
-        eprintln!("STAT {} {:?} {}", op.name(), inputs.iter().map(|t| t.dtype()).collect::<Vec<_>>(), if cpu.is_ok() { "ok" } else { "err" });
+        eprintln!(
+            "STAT {} {:?} {}",
+            op.name(),
+            inputs.iter().map(|t| t.dtype()).collect::<Vec<_>>(),
+            if cpu.is_ok() { "ok" } else { "err" }
+        );
     }
     match (out, cpu) {
         (Ok(g), Ok(c)) => check_op(op, &refs, &g, &c).map(|_| ()).map_err(|e| format!("{op:?} on {inputs:?}: {e}")),
@@ -79,9 +84,8 @@ pub fn shape() -> impl Strategy<Value = Vec<usize>> {
 /// A shape that broadcasts with `s`: a suffix of it, some dims set to 1.
 pub fn broadcast_partner(s: Vec<usize>) -> impl Strategy<Value = Vec<usize>> {
     let r = s.len();
-    (0..=r, prop::collection::vec(any::<bool>(), r)).prop_map(move |(drop, ones)| {
-        s[drop..].iter().zip(&ones[drop..]).map(|(&d, &one)| if one { 1 } else { d }).collect()
-    })
+    (0..=r, prop::collection::vec(any::<bool>(), r))
+        .prop_map(move |(drop, ones)| s[drop..].iter().zip(&ones[drop..]).map(|(&d, &one)| if one { 1 } else { d }).collect())
 }
 
 /// Two tensors of `dtype` whose shapes broadcast (either way round), and

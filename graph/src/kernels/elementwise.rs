@@ -14,12 +14,7 @@ fn broadcast_failed(shape: &[usize]) -> OpError {
 }
 
 /// `f` over `a` and `b` broadcast to `shape`, in row-major order.
-pub(crate) fn zip2<T: Copy, U>(
-    a: &ArrayD<T>,
-    b: &ArrayD<T>,
-    shape: &[usize],
-    f: impl Fn(T, T) -> U,
-) -> Result<ArrayD<U>, OpError> {
+pub(crate) fn zip2<T: Copy, U>(a: &ArrayD<T>, b: &ArrayD<T>, shape: &[usize], f: impl Fn(T, T) -> U) -> Result<ArrayD<U>, OpError> {
     let out = |v: Vec<U>| array_of(shape, v).map_err(|_| broadcast_failed(shape));
     // Fast paths on contiguous row-major data: equal shapes, or a one-element
     // operand (a scalar, typically) against a full-shaped one.
@@ -142,12 +137,7 @@ pub(crate) fn bitwise<T: Bits>(op: &Op, a: &ArrayD<T>, b: &ArrayD<T>, shape: &[u
 }
 
 /// `cond ? x : y`, all three broadcast to `shape`.
-pub(crate) fn select<T: Elem>(
-    cond: &ArrayD<bool>,
-    x: &ArrayD<T>,
-    y: &ArrayD<T>,
-    shape: &[usize],
-) -> Result<Data, OpError> {
+pub(crate) fn select<T: Elem>(cond: &ArrayD<bool>, x: &ArrayD<T>, y: &ArrayD<T>, shape: &[usize]) -> Result<Data, OpError> {
     let c = cond.broadcast(IxDyn(shape)).ok_or_else(|| broadcast_failed(shape))?;
     let xv = x.broadcast(IxDyn(shape)).ok_or_else(|| broadcast_failed(shape))?;
     let yv = y.broadcast(IxDyn(shape)).ok_or_else(|| broadcast_failed(shape))?;

@@ -44,11 +44,8 @@ one_of!(i32 = 1, i64 = 1, f32 = 1.0, f64 = 1.0);
 
 /// The bounds of an int range, checked integral and within `dtype`.
 fn int_bounds(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<(i128, i128, i128), OpError> {
-    let (lo, hi) = if dtype == DType::Int32 {
-        (f64::from(i32::MIN), f64::from(i32::MAX))
-    } else {
-        (-(2f64.powi(63)), 2f64.powi(63) - 1024.0)
-    };
+    let (lo, hi) =
+        if dtype == DType::Int32 { (f64::from(i32::MIN), f64::from(i32::MAX)) } else { (-(2f64.powi(63)), 2f64.powi(63) - 1024.0) };
     let check = |x: f64, what: &str| {
         if x.fract() == 0.0 && x >= lo && x <= hi {
             Ok(x as i128)
@@ -71,18 +68,10 @@ pub(crate) fn range_len(start: f64, limit: f64, delta: f64, dtype: DType) -> Res
         return Err(OpError::invalid("Requires delta != 0: 0"));
     }
     if delta > 0.0 && start > limit {
-        return Err(OpError::invalid(format!(
-            "Requires start <= limit when delta > 0: {}/{}",
-            f64_to_text(start),
-            f64_to_text(limit)
-        )));
+        return Err(OpError::invalid(format!("Requires start <= limit when delta > 0: {}/{}", f64_to_text(start), f64_to_text(limit))));
     }
     if delta < 0.0 && start < limit {
-        return Err(OpError::invalid(format!(
-            "Requires start >= limit when delta < 0: {}/{}",
-            f64_to_text(start),
-            f64_to_text(limit)
-        )));
+        return Err(OpError::invalid(format!("Requires start >= limit when delta < 0: {}/{}", f64_to_text(start), f64_to_text(limit))));
     }
     let size: f64 = match dtype {
         DType::Int32 | DType::Int64 => {
@@ -93,10 +82,7 @@ pub(crate) fn range_len(start: f64, limit: f64, delta: f64, dtype: DType) -> Res
         _ => ((limit - start) / delta).abs().ceil(),
     };
     if size.is_nan() || size > MAX_ELEMENTS as f64 {
-        return Err(OpError::invalid(format!(
-            "Range: {} elements is too large (more than {MAX_ELEMENTS})",
-            f64_to_text(size)
-        )));
+        return Err(OpError::invalid(format!("Range: {} elements is too large (more than {MAX_ELEMENTS})", f64_to_text(size))));
     }
     Ok(size as usize)
 }

@@ -99,9 +99,23 @@ fn matmul_donor<T: Number>(dst: &mut ArrayD<T>, k: usize, b: &ArrayD<T>) -> bool
     for batch in 0..batches {
         let o = batch * m * n..(batch + 1) * m * n;
         if k == 0 {
-            matmul_into(&x[batch * m * inner..(batch + 1) * m * inner], &other[batch * inner * n..(batch + 1) * inner * n], &mut scratch, m, inner, n);
+            matmul_into(
+                &x[batch * m * inner..(batch + 1) * m * inner],
+                &other[batch * inner * n..(batch + 1) * inner * n],
+                &mut scratch,
+                m,
+                inner,
+                n,
+            );
         } else {
-            matmul_into(&other[batch * m * inner..(batch + 1) * m * inner], &x[batch * inner * n..(batch + 1) * inner * n], &mut scratch, m, inner, n);
+            matmul_into(
+                &other[batch * m * inner..(batch + 1) * m * inner],
+                &x[batch * inner * n..(batch + 1) * inner * n],
+                &mut scratch,
+                m,
+                inner,
+                n,
+            );
         }
         x[o].copy_from_slice(&scratch);
     }

@@ -81,9 +81,7 @@ impl IndexPlan {
         }
         let consumed = items.iter().filter(|i| matches!(i, IndexItem::At(_) | IndexItem::Slice { .. })).count();
         if consumed > rank {
-            return Err(OpError::invalid(format!(
-                "too many indices for array: array is {rank}-dimensional, but {consumed} were indexed"
-            )));
+            return Err(OpError::invalid(format!("too many indices for array: array is {rank}-dimensional, but {consumed} were indexed")));
         }
         let full = IndexItem::Slice { start: None, stop: None, step: None };
         let mut expanded: Vec<&IndexItem> = Vec::with_capacity(items.len() + rank);
@@ -105,9 +103,7 @@ impl IndexPlan {
                     let size = shape[axis];
                     let j = if i < 0 { i128::from(i) + size as i128 } else { i128::from(i) };
                     if j < 0 || j >= size as i128 {
-                        return Err(OpError::invalid(format!(
-                            "index {i} is out of bounds for axis {axis} with size {size}"
-                        )));
+                        return Err(OpError::invalid(format!("index {i} is out of bounds for axis {axis} with size {size}")));
                     }
                     plan.picks.push(Pick::At(j as usize));
                 }
@@ -189,8 +185,7 @@ pub(crate) fn gather_row<T: Copy>(a: &ArrayD<T>, at: i64) -> Result<ArrayD<T>, O
         let row = src.len() / size;
         let j = j as usize;
         let out = src[j * row..(j + 1) * row].to_vec();
-        return array_of(&a.shape()[1..], out)
-            .map_err(|_| OpError::invalid("internal error: gather does not fit its input"));
+        return array_of(&a.shape()[1..], out).map_err(|_| OpError::invalid("internal error: gather does not fit its input"));
     }
     IndexPlan::new(&[IndexItem::At(at)], a.shape())?.gather(a)
 }

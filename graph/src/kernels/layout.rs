@@ -70,9 +70,7 @@ pub(crate) fn transpose_perm(perm: &Option<Vec<usize>>, rank: usize) -> Result<V
     let mut seen = vec![false; rank];
     let ok = perm.len() == rank && perm.iter().all(|&p| p < rank && !std::mem::replace(&mut seen[p], true));
     if !ok {
-        return Err(OpError::invalid(format!(
-            "transpose expects a permutation of 0..{rank}, got {perm:?}"
-        )));
+        return Err(OpError::invalid(format!("transpose expects a permutation of 0..{rank}, got {perm:?}")));
     }
     Ok(perm.clone())
 }

@@ -13,33 +13,17 @@ use ndarray::ArrayD;
 /// dims, and mismatched inner dims.
 pub(crate) fn matmul_shape(a: &[usize], b: &[usize]) -> Result<Vec<usize>, OpError> {
     if a.len() < 2 || b.len() < 2 {
-        return Err(OpError::invalid(format!(
-            "In[0] and In[1] must be at least rank 2 (matrices): {} vs. {}",
-            fmt_shape(a),
-            fmt_shape(b)
-        )));
+        return Err(OpError::invalid(format!("In[0] and In[1] must be at least rank 2 (matrices): {} vs. {}", fmt_shape(a), fmt_shape(b))));
     }
     if a.len() != b.len() {
-        return Err(OpError::invalid(format!(
-            "In[0] and In[1] has different ndims: {} vs. {}",
-            fmt_shape(a),
-            fmt_shape(b)
-        )));
+        return Err(OpError::invalid(format!("In[0] and In[1] has different ndims: {} vs. {}", fmt_shape(a), fmt_shape(b))));
     }
     let r = a.len();
     if a[..r - 2] != b[..r - 2] {
-        return Err(OpError::invalid(format!(
-            "In[0] and In[1] must have equal batch dimensions: {} vs. {}",
-            fmt_shape(a),
-            fmt_shape(b)
-        )));
+        return Err(OpError::invalid(format!("In[0] and In[1] must have equal batch dimensions: {} vs. {}", fmt_shape(a), fmt_shape(b))));
     }
     if a[r - 1] != b[r - 2] {
-        return Err(OpError::invalid(format!(
-            "Matrix size-incompatible: In[0]: {}, In[1]: {}",
-            fmt_shape(a),
-            fmt_shape(b)
-        )));
+        return Err(OpError::invalid(format!("Matrix size-incompatible: In[0]: {}, In[1]: {}", fmt_shape(a), fmt_shape(b))));
     }
     let mut out = Vec::with_capacity(r);
     out.extend_from_slice(&a[..r - 1]);

@@ -79,7 +79,11 @@ fn one_thread<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n:
     if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has AVX-512F and FMA, checked just above.
         unsafe {
-            if narrow { blocks_avx512::<T, 16, 8>(a, b, out, m, k, n) } else { blocks_avx512::<T, 32, 16>(a, b, out, m, k, n) }
+            if narrow {
+                blocks_avx512::<T, 16, 8>(a, b, out, m, k, n)
+            } else {
+                blocks_avx512::<T, 32, 16>(a, b, out, m, k, n)
+            }
         };
         return;
     }
@@ -87,11 +91,19 @@ fn one_thread<T: Number>(a: &[T], b: &[T], out: &mut [T], m: usize, k: usize, n:
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has AVX2 and FMA, checked just above.
         unsafe {
-            if narrow { blocks_avx2::<T, 8, 4>(a, b, out, m, k, n) } else { blocks_avx2::<T, 16, 8>(a, b, out, m, k, n) }
+            if narrow {
+                blocks_avx2::<T, 8, 4>(a, b, out, m, k, n)
+            } else {
+                blocks_avx2::<T, 16, 8>(a, b, out, m, k, n)
+            }
         };
         return;
     }
-    if narrow { blocks::<T, 8, 4>(a, b, out, m, k, n) } else { blocks::<T, 16, 8>(a, b, out, m, k, n) }
+    if narrow {
+        blocks::<T, 8, 4>(a, b, out, m, k, n)
+    } else {
+        blocks::<T, 16, 8>(a, b, out, m, k, n)
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -172,14 +184,7 @@ fn row_block<T: Number, const W: usize, const RB: usize>(a: &[T], b: &[T], out: 
 /// Column `j`, rows `i0..` in tiles of `W` while a whole tile fits (`at`:
 /// `a` transposed); returns the first row not done.
 #[inline(always)]
-fn columns<T: Number, const W: usize>(
-    at: &[T],
-    b: &[T],
-    out: &mut [T],
-    (m, k, n): (usize, usize, usize),
-    j: usize,
-    i0: usize,
-) -> usize {
+fn columns<T: Number, const W: usize>(at: &[T], b: &[T], out: &mut [T], (m, k, n): (usize, usize, usize), j: usize, i0: usize) -> usize {
     let mut i = i0;
     while i + W <= m {
         let mut acc = [T::ZERO; W];

@@ -107,7 +107,7 @@ pub(crate) fn run_parts(parts: usize, work: &(dyn Fn(usize) + Sync)) {
     }
     let mine = catch_unwind(AssertUnwindSafe(|| (handed..parts).for_each(work)));
     let spun = std::time::Instant::now();
-    while done.state.lock().map_or(false, |s| s.0 > 0) && spun.elapsed() < SPIN {
+    while done.state.lock().is_ok_and(|s| s.0 > 0) && spun.elapsed() < SPIN {
         std::hint::spin_loop();
     }
     let mut state = done.state.lock().unwrap_or_else(|e| e.into_inner());

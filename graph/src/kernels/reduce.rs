@@ -19,9 +19,7 @@ pub(crate) fn reduced_axes(axis: &Option<Vec<i64>>, rank: usize, what: &str) -> 
     for &a in axes {
         let r = rank as i64;
         if a < -r || a >= r {
-            return Err(OpError::invalid(format!(
-                "Invalid reduction dimension {a} for input with {rank} dimensions"
-            )));
+            return Err(OpError::invalid(format!("Invalid reduction dimension {a} for input with {rank} dimensions")));
         }
         let i = if a < 0 { a + r } else { a } as usize;
         if mask[i] {
@@ -130,10 +128,7 @@ fn whole<T: Elem>(a: &ArrayD<T>, out_shape: &[usize], is_max: bool) -> Option<(u
 pub(crate) fn argmax_shape(shape: &[usize], axis: i64) -> Result<(usize, Vec<usize>), OpError> {
     let ax = normalize_axis(axis, shape.len(), "ArgMax")?;
     if shape[ax] == 0 {
-        return Err(OpError::invalid(format!(
-            "Reduction axis {ax} is empty in shape {}",
-            fmt_shape(shape)
-        )));
+        return Err(OpError::invalid(format!("Reduction axis {ax} is empty in shape {}", fmt_shape(shape))));
     }
     let out = shape.iter().enumerate().filter(|&(i, _)| i != ax).map(|(_, &d)| d).collect();
     Ok((ax, out))

@@ -27,10 +27,7 @@ fn calls_compose() {
         "main",
         vec![x.clone()],
         vec![x.clone()],
-        vec![
-            Node::Call { callee: FnId(1), inputs: vec![v(0)] },
-            Node::Call { callee: FnId(1), inputs: vec![v(1)] },
-        ],
+        vec![Node::Call { callee: FnId(1), inputs: vec![v(0)] }, Node::Call { callee: FnId(1), inputs: vec![v(1)] }],
         &[2],
     ));
     lib.add(func("double", vec![x.clone()], vec![x], vec![op(Op::Add, &[0, 0])], &[1]));
@@ -76,13 +73,7 @@ fn op_errors_propagate_out_of_nested_frames() {
     let n = scalar(DType::Int32);
     let mut lib = Library::new();
     lib.add(func("main", vec![n.clone()], vec![n.clone()], vec![Node::Call { callee: FnId(1), inputs: vec![v(0)] }], &[1]));
-    lib.add(func(
-        "div0",
-        vec![n.clone()],
-        vec![n],
-        vec![konst(Tensor::scalar_i32(0)), op(Op::FloorDiv, &[0, 1])],
-        &[2],
-    ));
+    lib.add(func("div0", vec![n.clone()], vec![n], vec![konst(Tensor::scalar_i32(0)), op(Op::FloorDiv, &[0, 1])], &[2]));
     let err = run(&lib, FnId(0), &[Tensor::scalar_i32(1)]).unwrap_err();
     assert_eq!(err.kind, ErrorKind::ZeroDivision);
 }
@@ -130,20 +121,10 @@ fn unused_values_and_outputs_returned_twice() {
         "main",
         vec![n.clone(), n.clone()],
         vec![n.clone(), n.clone(), n.clone()],
-        vec![
-            op(Op::Neg, &[0]),
-            konst(Tensor::scalar_i32(7)),
-            Node::While { cond_fn: FnId(1), body_fn: FnId(2), inputs: vec![v(3)] },
-        ],
+        vec![op(Op::Neg, &[0]), konst(Tensor::scalar_i32(7)), Node::While { cond_fn: FnId(1), body_fn: FnId(2), inputs: vec![v(3)] }],
         &[4, 4, 0],
     ));
-    lib.add(func(
-        "never",
-        vec![n.clone()],
-        vec![scalar(DType::Bool)],
-        vec![konst(Tensor::scalar_bool(false))],
-        &[1],
-    ));
+    lib.add(func("never", vec![n.clone()], vec![scalar(DType::Bool)], vec![konst(Tensor::scalar_bool(false))], &[1]));
     lib.add(func("body", vec![n.clone()], vec![n], vec![], &[0]));
     let out = run(&lib, FnId(0), &[Tensor::scalar_i32(3), Tensor::scalar_i32(4)]).unwrap();
     assert_eq!(out, vec![Tensor::scalar_i32(7), Tensor::scalar_i32(7), Tensor::scalar_i32(3)]);
@@ -163,15 +144,15 @@ fn ops_writing_into_dying_inputs_give_the_eager_bits() {
         vec![m.clone(), row],
         vec![m.clone(), m],
         vec![
-            op(Op::Neg, &[0]),         // x2: a fresh value
-            op(Op::Add, &[2, 1]),      // x3 = x2 + row (x2 dies: left donor)
+            op(Op::Neg, &[0]),    // x2: a fresh value
+            op(Op::Add, &[2, 1]), // x3 = x2 + row (x2 dies: left donor)
             konst(Tensor::scalar_f32(0.5)),
-            op(Op::Sub, &[4, 3]),      // x5 = 0.5 - x3 (x3 dies: right donor)
-            op(Op::Tanh, &[5]),        // x6
-            op(Op::Mul, &[1, 6]),      // x7 = row * x6 (right donor, row repeated)
-            op(Op::Maximum, &[7, 4]),  // x8 = max(x7, 0.5) (left donor, a scalar)
-            op(Op::Sub, &[8, 8]),      // x9: x8 read twice, not donated
-            op(Op::Abs, &[0]),         // x10: x0 is an argument (shared): not written
+            op(Op::Sub, &[4, 3]),     // x5 = 0.5 - x3 (x3 dies: right donor)
+            op(Op::Tanh, &[5]),       // x6
+            op(Op::Mul, &[1, 6]),     // x7 = row * x6 (right donor, row repeated)
+            op(Op::Maximum, &[7, 4]), // x8 = max(x7, 0.5) (left donor, a scalar)
+            op(Op::Sub, &[8, 8]),     // x9: x8 read twice, not donated
+            op(Op::Abs, &[0]),        // x10: x0 is an argument (shared): not written
         ],
         &[9, 10],
     ));
@@ -201,14 +182,14 @@ fn matmuls_into_dying_operands_give_the_eager_bits() {
                 vec![sq.clone(), wide.clone(), sq.clone()],
                 vec![wide, sq.clone()],
                 vec![
-                    op(Op::Neg, &[1]),         // x3: fresh [.., 5, 19]
-                    op(Op::MatMul, &[0, 3]),   // x4 = x0 @ x3 (x3 dies: right donor)
-                    op(Op::Abs, &[2]),         // x5: fresh [.., 5, 5]
-                    op(Op::MatMul, &[5, 4]),   // x6 = x5 @ x4 (x4 dies: right donor;
-                                               // x5 dies too, not of the output's shape)
-                    op(Op::Neg, &[0]),         // x7: fresh [.., 5, 5]
-                    op(Op::MatMul, &[7, 2]),   // x8 = x7 @ x2 (x7 dies: left donor;
-                                               // x2, an argument, is shared)
+                    op(Op::Neg, &[1]),       // x3: fresh [.., 5, 19]
+                    op(Op::MatMul, &[0, 3]), // x4 = x0 @ x3 (x3 dies: right donor)
+                    op(Op::Abs, &[2]),       // x5: fresh [.., 5, 5]
+                    op(Op::MatMul, &[5, 4]), // x6 = x5 @ x4 (x4 dies: right donor;
+                    // x5 dies too, not of the output's shape)
+                    op(Op::Neg, &[0]), // x7: fresh [.., 5, 5]
+                    op(Op::MatMul, &[7, 2]), // x8 = x7 @ x2 (x7 dies: left donor;
+                                       // x2, an argument, is shared)
                 ],
                 &[6, 8],
             ));

@@ -19,10 +19,7 @@ fn rich_library() -> Library {
             konst(Tensor::from_f32(vec![], &[0]).unwrap()),
             op(Op::Fill { shape: vec![2], dtype: DType::Int64, value: 0.1 }, &[]),
             op(Op::Range { start: -0.5, limit: 1e20, delta: 3.3, dtype: DType::Float64 }, &[]),
-            op(
-                Op::Index { items: vec![IndexItem::Slice { start: Some(-1), stop: None, step: Some(-2) }, IndexItem::Ellipsis] },
-                &[0],
-            ),
+            op(Op::Index { items: vec![IndexItem::Slice { start: Some(-1), stop: None, step: Some(-2) }, IndexItem::Ellipsis] }, &[0]),
             op(Op::Cast { dtype: DType::Bool }, &[0]),
             op(Op::Add, &[0, 1]),
         ],

@@ -75,13 +75,7 @@ pub fn cond_lib() -> Library {
         vec![Node::Cond { pred: v(1), then_fn: FnId(1), else_fn: FnId(2), inputs: vec![v(0)] }],
         &[2],
     ));
-    lib.add(func(
-        "then",
-        vec![x.clone()],
-        vec![x.clone()],
-        vec![konst(Tensor::scalar_f32(2.0)), op(Op::Mul, &[0, 1])],
-        &[2],
-    ));
+    lib.add(func("then", vec![x.clone()], vec![x.clone()], vec![konst(Tensor::scalar_f32(2.0)), op(Op::Mul, &[0, 1])], &[2]));
     lib.add(func("else", vec![x.clone()], vec![x], vec![op(Op::Neg, &[0])], &[1]));
     lib
 }
@@ -106,11 +100,7 @@ pub fn countdown() -> Library {
         "step",
         vec![n.clone()],
         vec![n.clone()],
-        vec![
-            konst(Tensor::scalar_i32(1)),
-            op(Op::Sub, &[0, 1]),
-            Node::Call { callee: FnId(0), inputs: vec![v(2)] },
-        ],
+        vec![konst(Tensor::scalar_i32(1)), op(Op::Sub, &[0, 1]), Node::Call { callee: FnId(0), inputs: vec![v(2)] }],
         &[3],
     ));
     lib

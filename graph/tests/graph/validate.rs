@@ -42,10 +42,7 @@ fn functions_must_exist() {
 fn calls_must_match_parameters() {
     let mut lib = countdown();
     lib.functions[2].nodes[2] = Node::Call { callee: FnId(0), inputs: vec![v(2), v(2)] };
-    assert_eq!(
-        invalid(&lib),
-        "function step (#2): node 2 (x3): callee down takes (int32 []) but is given (int32 [], int32 [])"
-    );
+    assert_eq!(invalid(&lib), "function step (#2): node 2 (x3): callee down takes (int32 []) but is given (int32 [], int32 [])");
     let mut lib = countdown();
     lib.functions[2].nodes[0] = konst(Tensor::scalar_i64(1));
     assert!(invalid(&lib).contains("sub does not type-check: cannot compute Sub: int32 and int64 tensors"));
@@ -88,10 +85,7 @@ fn loops_keep_their_variables_types() {
 fn functions_return_what_they_declare() {
     let mut lib = sum_loop();
     lib.functions[0].results = vec![scalar(DType::Int64), scalar(DType::Int32)];
-    assert_eq!(
-        invalid(&lib),
-        "function main (#0): returns (int32 [], int32 []) but declares (int64 [], int32 [])"
-    );
+    assert_eq!(invalid(&lib), "function main (#0): returns (int32 [], int32 []) but declares (int64 [], int32 [])");
 }
 
 #[test]

@@ -106,7 +106,11 @@ fn extremes_pick_the_element_the_sequential_fold_picks() {
                     seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
                     // Most rows without NaN, so the ordered case is covered too.
                     let k = (seed >> 16) as usize % pool.len();
-                    if round % 3 != 0 && pool[k].is_nan() { 1.0 } else { pool[k] }
+                    if round % 3 != 0 && pool[k].is_nan() {
+                        1.0
+                    } else {
+                        pool[k]
+                    }
                 })
                 .collect();
             let fold = |is_max: bool| {

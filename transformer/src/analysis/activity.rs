@@ -82,11 +82,9 @@ pub fn own_bindings(stmt: &Stmt) -> Vec<String> {
         Stmt::Import(ast::StmtImport { names, .. }) | Stmt::ImportFrom(ast::StmtImportFrom { names, .. }) => {
             names.iter().filter_map(import_binding).collect()
         }
-        Stmt::Try(t) => t
-            .handlers
-            .iter()
-            .filter_map(|ast::ExceptHandler::ExceptHandler(h)| h.name.as_ref().map(|n| n.to_string()))
-            .collect(),
+        Stmt::Try(t) => {
+            t.handlers.iter().filter_map(|ast::ExceptHandler::ExceptHandler(h)| h.name.as_ref().map(|n| n.to_string())).collect()
+        }
         _ => Vec::new(),
     }
 }

@@ -74,8 +74,16 @@ fn if_stmt(i: &ast::StmtIf, after: &Names) -> (Names, Vec<Vec<Live>>) {
 fn live_before(stmt: &Stmt, a: &Activity, after: &Names) -> Names {
     match stmt {
         Stmt::Return(_) | Stmt::Raise(_) => a.uses(),
-        Stmt::Assign(_) | Stmt::AugAssign(_) | Stmt::AnnAssign(_) | Stmt::Expr(_) | Stmt::Delete(_)
-        | Stmt::Import(_) | Stmt::ImportFrom(_) | Stmt::FunctionDef(_) | Stmt::ClassDef(_) | Stmt::Pass(_) => {
+        Stmt::Assign(_)
+        | Stmt::AugAssign(_)
+        | Stmt::AnnAssign(_)
+        | Stmt::Expr(_)
+        | Stmt::Delete(_)
+        | Stmt::Import(_)
+        | Stmt::ImportFrom(_)
+        | Stmt::FunctionDef(_)
+        | Stmt::ClassDef(_)
+        | Stmt::Pass(_) => {
             let mut live: Names = after.difference(&a.bound).cloned().collect();
             if !crate::planted::active("liveness_assign_reads_lost") {
                 live.extend_from(&a.uses());

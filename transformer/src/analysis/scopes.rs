@@ -20,12 +20,8 @@ impl Scope {
     pub fn of_function(params: Option<&Parameters>, body: &[Stmt]) -> Scope {
         let a = Activity::of_stmts(body);
         let params: Names = params.map(|p| p.iter().map(|p| p.name().id.clone()).collect()).unwrap_or_default();
-        let locals = params
-            .iter()
-            .chain(a.bound.iter())
-            .filter(|n| !a.globals.contains(*n) && !a.nonlocals.contains(*n))
-            .cloned()
-            .collect();
+        let locals =
+            params.iter().chain(a.bound.iter()).filter(|n| !a.globals.contains(*n) && !a.nonlocals.contains(*n)).cloned().collect();
         Scope { params, globals: a.globals, nonlocals: a.nonlocals, locals, nested: a.nested }
     }
 

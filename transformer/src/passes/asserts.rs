@@ -17,15 +17,12 @@ pub fn run(body: &mut Vec<Stmt>, cx: &FunctionContext) {
         let test = std::mem::replace(&mut *a.test, ast_build::none());
         let range = a.range;
         *stmt = match a.msg.take() {
-            Some(msg) => ast_build::stmt("OP(TEST, MSG)", range, vec![
-                ("OP", Sub::Expr(cx.op("assert_stmt"))),
-                ("TEST", Sub::Expr(test)),
-                ("MSG", Sub::Expr(thunk(*msg))),
-            ]),
-            None => ast_build::stmt("OP(TEST)", range, vec![
-                ("OP", Sub::Expr(cx.op("assert_stmt"))),
-                ("TEST", Sub::Expr(test)),
-            ]),
+            Some(msg) => ast_build::stmt(
+                "OP(TEST, MSG)",
+                range,
+                vec![("OP", Sub::Expr(cx.op("assert_stmt"))), ("TEST", Sub::Expr(test)), ("MSG", Sub::Expr(thunk(*msg)))],
+            ),
+            None => ast_build::stmt("OP(TEST)", range, vec![("OP", Sub::Expr(cx.op("assert_stmt"))), ("TEST", Sub::Expr(test))]),
         };
     }
 }

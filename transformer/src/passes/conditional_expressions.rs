@@ -13,12 +13,15 @@ pub fn run(body: &mut [Stmt], cx: &FunctionContext) {
         }
         let take = |x: &mut Expr| std::mem::replace(x, ast_build::none());
         let repr = crate::unparse::expr_source(&i.test);
-        *e = ast_build::expr("OP(COND, A, B, REPR)", vec![
-            ("OP", Sub::Expr(cx.op("if_exp"))),
-            ("COND", Sub::Expr(take(&mut i.test))),
-            ("A", Sub::Expr(thunk(take(&mut i.body)))),
-            ("B", Sub::Expr(thunk(take(&mut i.orelse)))),
-            ("REPR", Sub::Expr(string(&repr))),
-        ]);
+        *e = ast_build::expr(
+            "OP(COND, A, B, REPR)",
+            vec![
+                ("OP", Sub::Expr(cx.op("if_exp"))),
+                ("COND", Sub::Expr(take(&mut i.test))),
+                ("A", Sub::Expr(thunk(take(&mut i.body)))),
+                ("B", Sub::Expr(thunk(take(&mut i.orelse)))),
+                ("REPR", Sub::Expr(string(&repr))),
+            ],
+        );
     });
 }

@@ -142,10 +142,7 @@ fn state_functions(names: &[String], origin: TextRange, cx: &mut FunctionContext
         }
     }
     let set_body = vec![ast_build::assign(target, ast_build::name(&vars), origin)];
-    let defs = vec![
-        thunk_def(&get, &[], get_body, None, origin, cx),
-        thunk_def(&set, &[vars], set_body, None, origin, cx),
-    ];
+    let defs = vec![thunk_def(&get, &[], get_body, None, origin, cx), thunk_def(&set, &[vars], set_body, None, origin, cx)];
     (defs, ast_build::name(&get), ast_build::name(&set))
 }
 
@@ -210,15 +207,10 @@ fn if_stmt(mut s: ast::StmtIf, live_out: Names, branches: Vec<Vec<Live>>, cx: &m
         ast_build::name(&name)
     };
     out.extend(defs);
-    let call = ast_build::call(cx.op("if_stmt"), vec![
-        *s.test,
-        ast_build::name(&if_body),
-        else_body,
-        get,
-        set,
-        symbol_names(&names),
-        ast_build::int(state.len()),
-    ]);
+    let call = ast_build::call(
+        cx.op("if_stmt"),
+        vec![*s.test, ast_build::name(&if_body), else_body, get, set, symbol_names(&names), ast_build::int(state.len())],
+    );
     out.push(ast_build::expr_stmt(call, origin));
 }
 
@@ -279,14 +271,10 @@ fn while_stmt(mut s: ast::StmtWhile, uses: Names, live_out: &Names, cx: &mut Fun
     defs.push(thunk_def(&loop_test, &[], test_body, None, origin, cx));
     defs.push(thunk_def(&loop_body, &[], body, Some(bound), origin, cx));
     out.extend(defs);
-    let call = ast_build::call(cx.op("while_stmt"), vec![
-        ast_build::name(&loop_test),
-        ast_build::name(&loop_body),
-        get,
-        set,
-        symbol_names(&names),
-        ast_build::expr("{}", vec![]),
-    ]);
+    let call = ast_build::call(
+        cx.op("while_stmt"),
+        vec![ast_build::name(&loop_test), ast_build::name(&loop_body), get, set, symbol_names(&names), ast_build::expr("{}", vec![])],
+    );
     out.push(ast_build::expr_stmt(call, origin));
 }
 
@@ -317,14 +305,18 @@ fn for_stmt(mut s: ast::StmtFor, uses: Names, live_out: &Names, cx: &mut Functio
     let loop_body = cx.namer.new_name("loop_body");
     defs.push(thunk_def(&loop_body, &[itr], body, Some(bound), origin, cx));
     out.extend(defs);
-    out.push(ast_build::stmt("OP(ITER, EXTRA, BODY, GET, SET, NAMES, {'iterate_names': ITERATE})", origin, vec![
-        ("OP", Sub::Expr(cx.op("for_stmt"))),
-        ("ITER", Sub::Expr(*s.iter)),
-        ("EXTRA", Sub::Expr(extra)),
-        ("BODY", Sub::Name(loop_body)),
-        ("GET", Sub::Expr(get)),
-        ("SET", Sub::Expr(set)),
-        ("NAMES", Sub::Expr(symbol_names(&names))),
-        ("ITERATE", Sub::Expr(string(&iterate_names))),
-    ]));
+    out.push(ast_build::stmt(
+        "OP(ITER, EXTRA, BODY, GET, SET, NAMES, {'iterate_names': ITERATE})",
+        origin,
+        vec![
+            ("OP", Sub::Expr(cx.op("for_stmt"))),
+            ("ITER", Sub::Expr(*s.iter)),
+            ("EXTRA", Sub::Expr(extra)),
+            ("BODY", Sub::Name(loop_body)),
+            ("GET", Sub::Expr(get)),
+            ("SET", Sub::Expr(set)),
+            ("NAMES", Sub::Expr(symbol_names(&names))),
+            ("ITERATE", Sub::Expr(string(&iterate_names))),
+        ],
+    ));
 }

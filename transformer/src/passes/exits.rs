@@ -39,20 +39,9 @@ pub fn guard(flag: &str, rest: Vec<Stmt>, origin: TextRange) -> Stmt {
 
 /// Lowers the exits of one loop's own body that `is_exit` picks (its
 /// `break`s or its `continue`s, not those of nested loops) to `flag = True`.
-pub fn lower_loop_exits(
-    body: &mut ThinVec<Stmt>,
-    is_exit: &dyn Fn(&Stmt) -> bool,
-    flag: &str,
-) {
+pub fn lower_loop_exits(body: &mut ThinVec<Stmt>, is_exit: &dyn Fn(&Stmt) -> bool, flag: &str) {
     let mut lower = |exit: Stmt| vec![ast_build::stmt("FLAG = True", exit.range(), vec![("FLAG", Sub::Name(flag.to_string()))])];
-    let mut exit = Exit {
-        is_exit,
-        lower: &mut lower,
-        flag: flag.to_string(),
-        value: None,
-        through_loops: false,
-        loops: Vec::new(),
-    };
+    let mut exit = Exit { is_exit, lower: &mut lower, flag: flag.to_string(), value: None, through_loops: false, loops: Vec::new() };
     exit.vec(body);
 }
 
@@ -135,7 +124,8 @@ impl Exit<'_> {
             Stmt::With(w) => {
                 sets = self.vec(&mut w.body);
                 if sets {
-                    *stmt = self.cancel_in_exits(std::mem::replace(stmt, Stmt::Pass(ast::StmtPass { range, node_index: Default::default() })));
+                    *stmt =
+                        self.cancel_in_exits(std::mem::replace(stmt, Stmt::Pass(ast::StmtPass { range, node_index: Default::default() })));
                 }
             }
             Stmt::While(ast::StmtWhile { body, orelse, .. }) | Stmt::For(ast::StmtFor { body, orelse, .. }) => {

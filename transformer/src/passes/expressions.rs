@@ -64,9 +64,7 @@ impl Transformer for Walker<'_> {
                 for d in &mut f.decorator_list {
                     self.visit_expr(&mut d.expression);
                 }
-                for p in f.parameters.posonlyargs.iter_mut().chain(f.parameters.args.iter_mut())
-                    .chain(f.parameters.kwonlyargs.iter_mut())
-                {
+                for p in f.parameters.posonlyargs.iter_mut().chain(f.parameters.args.iter_mut()).chain(f.parameters.kwonlyargs.iter_mut()) {
                     if let Some(d) = &mut p.default {
                         self.visit_expr(d);
                     }

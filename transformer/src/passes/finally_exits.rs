@@ -102,11 +102,11 @@ fn move_out(mut t: ast::StmtTry, exits: &[Stmt], cx: &mut FunctionContext) -> Ve
                 Stmt::Return(r) => ast_build::return_stmt(ast_build::name(value.as_deref().unwrap()), r.range),
                 other => other.clone(),
             };
-            dispatch.push(ast_build::stmt("if FLAG == KIND:\n    EXIT", first.range(), vec![
-                ("FLAG", Sub::Name(flag.clone())),
-                ("KIND", Sub::Expr(ast_build::int(i + 1))),
-                ("EXIT", Sub::Body(vec![exit])),
-            ]));
+            dispatch.push(ast_build::stmt(
+                "if FLAG == KIND:\n    EXIT",
+                first.range(),
+                vec![("FLAG", Sub::Name(flag.clone())), ("KIND", Sub::Expr(ast_build::int(i + 1))), ("EXIT", Sub::Body(vec![exit]))],
+            ));
         }
     }
     let ranges: HashSet<TextRange> = exits.iter().map(|s| s.range()).collect();
@@ -125,14 +125,8 @@ fn move_out(mut t: ast::StmtTry, exits: &[Stmt], cx: &mut FunctionContext) -> Ve
         lowered
     };
     let is_exit = |s: &Stmt| KINDS.iter().any(|k| k(s)) && ranges.contains(&s.range());
-    let mut exit = Exit {
-        is_exit: &is_exit,
-        lower: &mut lower,
-        flag: flag.clone(),
-        value: value.clone(),
-        through_loops: true,
-        loops: Vec::new(),
-    };
+    let mut exit =
+        Exit { is_exit: &is_exit, lower: &mut lower, flag: flag.clone(), value: value.clone(), through_loops: true, loops: Vec::new() };
     let mut finalbody: Vec<Stmt> = std::mem::take(&mut t.finalbody).into_iter().collect();
     exit.block(&mut finalbody);
     for l in std::mem::take(&mut exit.loops) {

@@ -35,9 +35,7 @@ pub fn reads_namespace(body: &[Stmt]) -> bool {
         fn visit_expr(&mut self, e: &Expr) {
             if let Expr::Call(c) = e {
                 if let Expr::Name(n) = &*c.func {
-                    self.0 |= NAMESPACE_READERS
-                        .iter()
-                        .any(|(name, max_args)| n.id.as_str() == *name && c.arguments.len() <= *max_args);
+                    self.0 |= NAMESPACE_READERS.iter().any(|(name, max_args)| n.id.as_str() == *name && c.arguments.len() <= *max_args);
                 }
             }
             if !self.0 && !matches!(e, Expr::Lambda(_)) {
@@ -78,10 +76,11 @@ pub fn drop_local_annotations(body: &mut Vec<Stmt>) {
         }
         let range = a.range;
         *stmt = match a.value.take() {
-            Some(v) => ast_build::stmt("X = V", range, vec![
-                ("X", Sub::Expr(std::mem::replace(&mut *a.target, ast_build::name("_")))),
-                ("V", Sub::Expr(*v)),
-            ]),
+            Some(v) => ast_build::stmt(
+                "X = V",
+                range,
+                vec![("X", Sub::Expr(std::mem::replace(&mut *a.target, ast_build::name("_")))), ("V", Sub::Expr(*v))],
+            ),
             None => ast_build::stmt("pass", range, vec![]),
         };
     }

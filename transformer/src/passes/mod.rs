@@ -114,13 +114,7 @@ pub fn reset_converting() {
     DEPTH.set(0);
 }
 
-fn convert_body(
-    body: &mut Vec<Stmt>,
-    f: &ast::StmtFunctionDef,
-    in_class: bool,
-    namer: &mut Namer,
-    ag: &str,
-) -> Result<(), Refusal> {
+fn convert_body(body: &mut Vec<Stmt>, f: &ast::StmtFunctionDef, in_class: bool, namer: &mut Namer, ag: &str) -> Result<(), Refusal> {
     fstring_debug::run(body);
     // A function that reads its own namespace keeps its statements and gets
     // no lambdas: both would change what `locals()` or `eval(s)` see.

@@ -13,9 +13,8 @@ use ruff_python_ast::Stmt;
 use ruff_text_size::{Ranged, TextRange};
 
 pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext, at: usize) {
-    let nested_return = body.iter().any(|s| {
-        blocks::blocks(s).into_iter().any(|b| blocks::any_stmt(b, &mut |s| matches!(s, Stmt::Return(_))))
-    });
+    let nested_return =
+        body.iter().any(|s| blocks::blocks(s).into_iter().any(|b| blocks::any_stmt(b, &mut |s| matches!(s, Stmt::Return(_)))));
     if !nested_return {
         return;
     }
@@ -24,12 +23,12 @@ pub fn run(body: &mut Vec<Stmt>, cx: &mut FunctionContext, at: usize) {
     let (flag, value) = (do_return.clone(), retval.clone());
     let mut lower = move |r: Stmt| {
         let Stmt::Return(r) = r else { unreachable!() };
-        let v = r.value.map(|v| *v).unwrap_or_else(|| ast_build::none());
-        ast_build::stmts("VALUE = V\nFLAG = True", r.range, vec![
-            ("VALUE", Sub::Name(value.clone())),
-            ("V", Sub::Expr(v)),
-            ("FLAG", Sub::Name(flag.clone())),
-        ])
+        let v = r.value.map(|v| *v).unwrap_or_else(ast_build::none);
+        ast_build::stmts(
+            "VALUE = V\nFLAG = True",
+            r.range,
+            vec![("VALUE", Sub::Name(value.clone())), ("V", Sub::Expr(v)), ("FLAG", Sub::Name(flag.clone()))],
+        )
     };
     let mut exit = Exit {
         is_exit: &|s| matches!(s, Stmt::Return(_)),

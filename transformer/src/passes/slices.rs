@@ -26,11 +26,7 @@ pub fn run(body: &mut Vec<Stmt>, cx: &FunctionContext) {
         }
         let value = std::mem::replace(&mut *s.value, ast_build::none());
         let slice = std::mem::replace(&mut *s.slice, ast_build::none());
-        *e = ast_build::expr("OP(X, I)", vec![
-            ("OP", Sub::Expr(cx.op("get_item"))),
-            ("X", Sub::Expr(value)),
-            ("I", Sub::Expr(slice)),
-        ]);
+        *e = ast_build::expr("OP(X, I)", vec![("OP", Sub::Expr(cx.op("get_item"))), ("X", Sub::Expr(value)), ("I", Sub::Expr(slice))]);
     });
     stores(body, cx);
 }
@@ -46,11 +42,15 @@ fn stores(body: &mut Vec<Stmt>, cx: &FunctionContext) {
         let range = a.range;
         let Some(Expr::Subscript(target)) = a.targets.pop() else { unreachable!() };
         let value = std::mem::replace(&mut *a.value, ast_build::none());
-        *stmt = ast_build::stmt("OP(value=V, target=X, key=I)", range, vec![
-            ("OP", Sub::Expr(cx.op("set_item"))),
-            ("V", Sub::Expr(value)),
-            ("X", Sub::Expr(*target.value)),
-            ("I", Sub::Expr(*target.slice)),
-        ]);
+        *stmt = ast_build::stmt(
+            "OP(value=V, target=X, key=I)",
+            range,
+            vec![
+                ("OP", Sub::Expr(cx.op("set_item"))),
+                ("V", Sub::Expr(value)),
+                ("X", Sub::Expr(*target.value)),
+                ("I", Sub::Expr(*target.slice)),
+            ],
+        );
     }
 }

@@ -138,16 +138,10 @@ fn declare(body: &mut Vec<Stmt>, cx: &FunctionContext, prologue: usize) {
     let own = Activity::bound_by(body);
     let decls: Vec<Stmt> = wanted
         .into_iter()
-        .filter(|n| {
-            !own.contains(n) && !cx.scope.params.contains(n) && !cx.scope.nonlocals.contains(n)
-                && !cx.scope.globals.contains(n)
-        })
+        .filter(|n| !own.contains(n) && !cx.scope.params.contains(n) && !cx.scope.nonlocals.contains(n) && !cx.scope.globals.contains(n))
         .map(|n| {
             let origin = body.get(prologue).map(|s| s.range()).unwrap_or_default();
-            let mut d = ast_build::stmt("X: T", origin, vec![
-                ("X", Sub::Name(n.to_string())),
-                ("T", Sub::Expr(cx.op("Undefined"))),
-            ]);
+            let mut d = ast_build::stmt("X: T", origin, vec![("X", Sub::Name(n.to_string())), ("T", Sub::Expr(cx.op("Undefined")))]);
             if let Stmt::AnnAssign(a) = &mut d {
                 if let Expr::Name(t) = &mut *a.target {
                     t.ctx = ExprContext::Store;

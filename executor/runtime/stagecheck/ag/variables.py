@@ -13,10 +13,10 @@ the original raised, with the VM's own message.
 def _unbound_template():
     def probe():
         try:
-            stagecheck_probe_
+            stagecheck_probe_  # noqa: F821 - read before its binding below, on purpose
         except UnboundLocalError as e:
             return str(e)
-        stagecheck_probe_ = None
+        stagecheck_probe_ = None  # noqa: F841 - makes the name local, so the read above raises
     return probe()
 
 
@@ -40,7 +40,7 @@ class Undefined:
 # where the thunk's read raised NameError; a value `Undefined` goes to the
 # staged implementation 'undefined_read'. Native: converted code calls it
 # at every such read (executor/src/operators/variables.rs).
-from _stagecheck_ag import ld
+from _stagecheck_ag import ld  # noqa: E402 - documented where it is defined, among the Python ones
 
 
 _UNBOUND_CELL = object()

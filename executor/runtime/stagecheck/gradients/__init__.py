@@ -771,7 +771,7 @@ class LoopRecording:
             raise StagingError('internal error: a staged loop body traced twice under a gradient tape kept other values')
         self.saved = own
         counter = Tensor(_n.apply('Add', None, [extra_in[0]._h, _t.constant(1)._h]))
-        pushed = [Tensor(_n.apply('ListPush', None, [l._h, h])) for l, h in zip(extra_in[1:], own)]
+        pushed = [Tensor(_n.apply('ListPush', None, [lst._h, h])) for lst, h in zip(extra_in[1:], own)]
         return [counter] + pushed
 
     def discovered(self):
@@ -838,9 +838,9 @@ class _While:
         def step(vs):
             k, carried, refs, lists = vs[0], vs[1:1 + nf], vs[1 + nf:1 + nf + nr], vs[1 + nf + nr:]
             values, popped = {}, []
-            for h, l in zip(self.inner_saved, lists):
-                values[id(h)] = Tensor(_n.apply('ListLast', None, [l._h]))
-                popped.append(Tensor(_n.apply('ListDrop', None, [l._h])))
+            for h, lst in zip(self.inner_saved, lists):
+                values[id(h)] = Tensor(_n.apply('ListLast', None, [lst._h]))
+                popped.append(Tensor(_n.apply('ListDrop', None, [lst._h])))
 
             def val_in(h):
                 v = values.get(id(h))

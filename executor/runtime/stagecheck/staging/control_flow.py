@@ -196,7 +196,7 @@ def _loop(kind, names, get_state, set_state, extra_init, test, step, fns, lists=
         return _lists.scoped(kind + ' loop', fns, attempt)
     init = _promote_flags(names, _as_list(get_state()))
     # The lists' values before the loop (tracing rebinds them).
-    list_inits = [l._h for l in lists]
+    list_inits = [lst._h for lst in lists]
     # Names unbound before the loop are the body's own (`err = pred - y`):
     # not carried; reading one after the loop is refused (variables.ld).
     local = [i for i, v in enumerate(init) if isinstance(v, _Undefined)]
@@ -204,7 +204,7 @@ def _loop(kind, names, get_state, set_state, extra_init, test, step, fns, lists=
     n_extra = len(extra_init)
     n_vars = n_extra + len(slots)
     n_user = n_vars + len(lists)
-    params = [_signature(t) for t in extra_init] + [_signature(init[i]) for i in slots] + [l._list_sig() for l in lists]
+    params = [_signature(t) for t in extra_init] + [_signature(init[i]) for i in slots] + [lst._list_sig() for lst in lists]
     # Under a gradient tape: the body's values kept for the backward pass,
     # on accumulator lists carried after the loop's own (gradients/).
     taped = _grad.LoopRecording(kind) if _grad.recording() else None

@@ -294,24 +294,24 @@ def scoped(kind, fns, attempt):
     scope (`_Promote`), with the lists' handles as they were before."""
     while True:
         scope = _Scope(kind, fns)
-        saved = [(l, l._h) for l in scope.lists]
+        saved = [(lst, lst._h) for lst in scope.lists]
         _Scope.stack.append(scope)
         try:
             return attempt(scope.lists)
         except _Promote as p:
             if p.scope is not scope:
                 raise
-            for l, h in saved:
-                l._h = h
+            for lst, h in saved:
+                lst._h = h
             scope.promote(p)
         finally:
             _Scope.stack.pop()
 
 
 def list_tensors(lists):
-    return [Tensor(l._h) for l in lists]
+    return [Tensor(lst._h) for lst in lists]
 
 
 def set_lists(lists, tensors):
-    for l, t in zip(lists, tensors):
-        l._h = t._h
+    for lst, t in zip(lists, tensors):
+        lst._h = t._h

@@ -1466,12 +1466,12 @@ impl<'a> Generator<'a> {
             }
             #[expect(clippy::eq_op)]
             Expr::NumberLiteral(ast::ExprNumberLiteral { value, range, .. }) => {
+                static INF_STR: &str = "1e309";
                 // stagecheck: as written (see `with_source`): `1_000`, `0x1f`, `1e-7`.
                 let same = |e: &Expr| matches!(e, Expr::NumberLiteral(n) if n.value == *value);
                 if self.p_original(*range, same) {
                     return;
                 }
-                static INF_STR: &str = "1e309";
                 assert_eq!(f64::MAX_10_EXP, 308);
 
                 match value {
