@@ -40,6 +40,11 @@ fn main() {
     let in_process = std::env::var("STAGECHECK_BENCH_WORKER").is_ok_and(|w| w == "thread");
     let mut worker = if in_process { Worker::in_process(config) } else { Worker::new(config) };
     println!("fuzz/three-way: programs run on {}", if in_process { "a thread of this process" } else { "a worker process" });
+    // A fuzz job's worker is started again, with the GPU, at its first staged
+    // run of a program that places ops (`sc.device`), then serves every run
+    // for up to 30 CPU-minutes (src/worker/process.rs): start the bench's so,
+    // or that one start would be spread over the bench's few programs.
+    let _ = worker.run_in("import stagecheck as sc\nwith sc.device('cpu'):\n    pass\n", "warm.py", TMode::Staged);
     let n: u64 = std::env::var("STAGECHECK_BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(400);
     let mut families = [Times::default(), Times::default()];
     let started = Instant::now();

@@ -44,10 +44,12 @@
 //! signature and pass the handle on ([`Check::Tensor`]).
 
 use super::module::_stagecheck_tensor::Handle;
-use rustpython_vm::builtins::{PyDict, PyFloat, PyList, PyStr, PyStrRef, PyTuple, PyType};
+use rustpython_vm::builtins::{PyCode, PyDict, PyFloat, PyFrozenSet, PyList, PyStr, PyStrRef, PyTuple, PyType};
+use rustpython_vm::convert::ToPyObject;
 use rustpython_vm::{AsObject, Py, PyObject, PyObjectRef, PyRef, PyResult, VirtualMachine};
 use stagecheck_graph::DType;
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// Where a guarded value is found. `parent` is the index of an earlier guard
 /// whose value is the container.
@@ -219,11 +221,42 @@ thread_local! {
     static RETRACES: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
     /// This run's traces of staged functions, by function, in order of first trace.
     static TRACES: RefCell<Vec<(String, usize)>> = const { RefCell::new(Vec::new()) };
+    /// The names each code object walked this run may read ([`code_names`]),
+    /// by address; the code is held, so no other takes its address.
+    static CODE_NAMES: RefCell<HashMap<usize, (PyRef<PyCode>, PyObjectRef)>> = RefCell::new(HashMap::default());
 }
 
 pub(crate) fn reset() {
     RETRACES.with(|r| r.borrow_mut().clear());
     TRACES.with(|t| t.borrow_mut().clear());
+    let held = CODE_NAMES.with(|c| std::mem::take(&mut *c.borrow_mut()));
+    drop(held);
+}
+
+/// The names `code` (its nested code included) may read: globals, builtins
+/// and attributes (`co_names`), as a frozenset. The walk of the guards
+/// (`staging/guards.py`) asks for it at every trace and every function
+/// called while tracing, a program's few code objects again and again: each
+/// is walked once a run.
+pub(crate) fn code_names(code: PyRef<PyCode>, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    let key = &*code as *const Py<PyCode> as usize;
+    if let Some(names) = CODE_NAMES.with(|c| c.borrow().get(&key).map(|(_, n)| n.clone())) {
+        return Ok(names);
+    }
+    fn collect(code: &Py<PyCode>, out: &mut Vec<PyObjectRef>, vm: &VirtualMachine) {
+        out.extend(code.code.names.iter().map(|n| n.to_pyobject(vm)));
+        for c in code.code.constants.iter() {
+            let c: &PyObject = std::borrow::Borrow::borrow(c);
+            if let Some(nested) = c.downcast_ref::<PyCode>() {
+                collect(nested, out, vm);
+            }
+        }
+    }
+    let mut names = Vec::new();
+    collect(&code, &mut names, vm);
+    let set: PyObjectRef = rustpython_vm::PyPayload::into_pyobject(PyFrozenSet::from_iter(vm, names)?, vm);
+    CODE_NAMES.with(|c| c.borrow_mut().insert(key, (code, set.clone())));
+    Ok(set)
 }
 
 /// A staged function's trace began (first traces, retraces, and traces

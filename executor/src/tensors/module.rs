@@ -243,6 +243,12 @@ pub(crate) mod _stagecheck_tensor {
     #[pyclass(flags(DISALLOW_INSTANTIATION))]
     impl GuardSet {}
 
+    /// The names a code object (nested code included) may read (`guards.rs`).
+    #[pyfunction]
+    fn code_names(code: PyRef<rustpython_vm::builtins::PyCode>, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+        super::super::guards::code_names(code, vm)
+    }
+
     #[pyfunction]
     fn guards(specs: PyListRef, tensor_class: PyObjectRef, vm: &VirtualMachine) -> PyResult<GuardSet> {
         Ok(GuardSet { inner: super::super::guards::build(&specs, tensor_class, vm)? })

@@ -11,24 +11,9 @@ from stagecheck.staging import functions as _functions
 StagingError = _t.StagingError
 
 
-def _code_names(code, out, done):
-    """The names `code` (nested code included) may read: globals, builtins
-    and attributes. A code whose id is in `done` was walked already, its
-    nested code with it, and is skipped: its names were collected then
-    (converted code makes a new closure of the same code at every call)."""
-    done.add(id(code))
-    out.update(code.co_names)
-    for c in code.co_consts:
-        # A constant is a code object or a value of a built-in type (no
-        # hasattr: it raises and catches an AttributeError per constant).
-        if type(c) is _CodeType and id(c) not in done:
-            _code_names(c, out, done)
-    return out
-
-
 _MISSING = object()
-_FunctionType = type(_code_names)
-_CodeType = type(_code_names.__code__)
+_FunctionType = type(lambda: None)
+_CodeType = type((lambda: None).__code__)
 _ModuleType = type(_n)
 _MethodType = type(_Tensors([]).rebuild)
 _EXACT = frozenset([int, float, bool, str, bytes, complex, type(None), type(Ellipsis), type(NotImplemented), range, slice])
@@ -108,7 +93,7 @@ class _Guards:
         self.walked = set()       # ids of functions walked with their cells and defaults
         self.called_ids = set()
         self.roots = set()
-        self.codes = set()        # ids of code objects walked (theirs kept, nested ones in their constants)
+        self.codes = set()        # ids of code objects walked (kept)
         f = function.python_function
         i = self._whole(f, self._spec('const', None, f, 'any', None, function.__name__))
         self._function(i, f, function.__name__)
@@ -284,8 +269,10 @@ class _Guards:
     def _code(self, f):
         code = f.__code__
         if id(code) not in self.codes:
+            self.codes.add(id(code))
             self.keep.append(code)
-            self.new_names |= _code_names(code, set(), self.codes) - self.names
+            # Its names and its nested code's, walked once a run (guards.rs).
+            self.new_names |= _n.code_names(code) - self.names
         g = f.__globals__
         self._named('globals', None, (g, _builtins_of(g)), '')
 
