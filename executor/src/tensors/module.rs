@@ -499,6 +499,12 @@ pub(crate) mod _stagecheck_tensor {
         TRACER.with(|t| t.borrow_mut().abort());
     }
 
+    /// Drops outputs of a pending branch (`Tracer::drop_pending_outputs`).
+    #[pyfunction]
+    fn drop_outputs(fid: u32, positions: Vec<usize>, vm: &VirtualMachine) -> PyResult<()> {
+        TRACER.with(|t| t.borrow_mut().drop_pending_outputs(FnId(fid), &positions)).map_err(|e| trace_error(e, vm))
+    }
+
     #[pyfunction]
     fn cond(pred: PyRef<Handle>, then_fn: u32, else_fn: u32, vm: &VirtualMachine) -> PyResult {
         let syms = TRACER.with(|t| t.borrow_mut().cond(&pred.input, FnId(then_fn), FnId(else_fn))).map_err(|e| trace_error(e, vm))?;

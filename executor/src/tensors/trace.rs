@@ -428,6 +428,24 @@ impl Tracer {
         id
     }
 
+    /// Drops the outputs at `positions` (ascending) of a pending function
+    /// (a branch whose output the other branch never binds): what tracing
+    /// it again without them would give, the nodes that computed them left
+    /// unused.
+    pub fn drop_pending_outputs(&mut self, id: FnId, positions: &[usize]) -> Result<(), TraceError> {
+        let (Some(outs), Some(sigs)) = (self.pending_outputs.get_mut(&id), self.output_sigs.get_mut(&id)) else {
+            return Err(TraceError(format!("function {} is not pending", id.0)));
+        };
+        for &p in positions.iter().rev() {
+            if p >= outs.len() || p >= sigs.len() {
+                return Err(TraceError(format!("function {} has no output {p}", id.0)));
+            }
+            outs.remove(p);
+            sigs.remove(p);
+        }
+        Ok(())
+    }
+
     /// Whether `id` raised while traced (a pending branch or loop part).
     fn raised(&self, id: FnId) -> bool {
         self.pending_raise.contains_key(&id)

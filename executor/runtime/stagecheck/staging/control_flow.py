@@ -148,8 +148,13 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, lists=None):
     one_sided = {i: ('true' if isinstance(b, _Undefined) else 'false')
                  for i, (a, b) in enumerate(zip(then_state, else_state))
                  if isinstance(a, _Undefined) != isinstance(b, _Undefined)}
-    if one_sided:
-        # Trace again without them (the first traces stay unused).
+    if one_sided and taped is None:
+        # The branch that binds them gives them up as outputs: what tracing
+        # both again without them gives (the values still computed, unused).
+        _drop_one_sided(then_id, then_state, one_sided)
+        _drop_one_sided(else_id, else_state, one_sided)
+    elif one_sided:
+        # Under a tape the backward pass's extras follow the outputs: trace again without them.
         (then_id, then_state, _), (else_id, else_state, _) = trace(one_sided)
     if taped is not None and taped.discovered():
         # Again, each branch giving the values both backward passes need.
@@ -167,6 +172,20 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, lists=None):
             final.append(next(it) if isinstance(v, Tensor) else v)
     set_state(tuple(final + init[nouts:]))
     _lists.set_lists(lists, list(it))
+
+
+def _drop_one_sided(fid, state, one_sided):
+    """Drops from branch `fid`'s pending outputs (its state's tensors, in
+    order, first) those at the indices of `one_sided`."""
+    positions = []
+    p = 0
+    for i, v in enumerate(state):
+        if isinstance(v, Tensor):
+            if i in one_sided:
+                positions.append(p)
+            p += 1
+    if positions:
+        _n.drop_outputs(fid, positions)
 
 
 def _is_flag(name):
