@@ -335,6 +335,13 @@ class _Guards:
         may read. A callee reached by no name (made during the trace, or
         returned by a call) has its globals walked, not its cells: they hold
         what the trace computed."""
+        # Each callable once a trace (kept, so no other takes its id): a
+        # trace calls the same few many times.
+        if id(f) in self.called_ids:
+            return
+        self.called_ids.add(id(f))
+        self.keep.append(f)
+        given = f
         t = type(f)
         if t is _MethodType:
             f = f.__func__
@@ -346,7 +353,7 @@ class _Guards:
             f = f.python_function
             t = type(f)
         if t is _FunctionType:
-            if id(f) in self.called_ids or id(f) in self.walked:
+            if id(f) in self.walked or (f is not given and id(f) in self.called_ids):
                 return
             self.called_ids.add(id(f))
             self.keep.append(f)
@@ -369,7 +376,3 @@ class _Guards:
             out.append(holder[k] if kind == 'global' else holder.cell_contents)
         return out
 
-
-def _record_call(f):
-    for collector in _Guards.stack:
-        collector.called(f)

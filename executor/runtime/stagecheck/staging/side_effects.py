@@ -4,7 +4,7 @@ of the traces in progress (guards.py). A list's append or pop there is
 lowered to list ops when the list is the staged function's own (lists.py)."""
 
 from stagecheck import tensor as _t
-from stagecheck.staging.guards import _Guards, _record_call
+from stagecheck.staging.guards import _Guards
 
 StagingError = _t.StagingError
 
@@ -23,8 +23,8 @@ def check_side_effect(f):
     """Called by converted_call while tracing: the callee joins the guards
     of the traces in progress; Python side effects cannot be staged inside
     staged control flow (they would run once per trace)."""
-    if _Guards.stack:
-        _record_call(f)
+    for collector in _Guards.stack:
+        collector.called(f)
     if depth == 0:
         return
     owner = getattr(f, '__self__', None)
