@@ -160,25 +160,7 @@ pub(crate) mod _stagecheck_tensor {
         })
     }
 
-    /// `ReduceSum` → `reduce_sum` (the serde tag of `Op`); `MatMul` → `matmul`.
-    fn op_tag(name: &str) -> String {
-        if name == "MatMul" {
-            return "matmul".into();
-        }
-        let mut out = String::new();
-        for (i, c) in name.chars().enumerate() {
-            if c.is_ascii_uppercase() {
-                if i > 0 {
-                    out.push('_');
-                }
-                out.push(c.to_ascii_lowercase());
-            } else {
-                out.push(c);
-            }
-        }
-        out
-    }
-
+    /// An op named by its variant (`ReduceSum`, `graph::tag_of`) with its attributes, on handles.
     #[pyfunction]
     fn apply(op: PyStrRef, attrs: Option<PyObjectRef>, args: PyListRef, vm: &VirtualMachine) -> PyResult<Handle> {
         // The graph crate's `Op` in JSON: `{"op": "reduce_sum", "axis": ..., ...}`.
@@ -189,7 +171,7 @@ pub(crate) mod _stagecheck_tensor {
             },
             _ => serde_json::Map::new(),
         };
-        spec.insert("op".into(), serde_json::Value::String(op_tag(&op.to_string_lossy())));
+        spec.insert("op".into(), serde_json::Value::String(stagecheck_graph::tag_of(&op.to_string_lossy())));
         let spec = serde_json::Value::Object(spec);
         let op: Op =
             serde_json::from_value(spec).map_err(|e| vm.new_value_error(format!("bad operation {}: {e}", op.to_string_lossy())))?;
