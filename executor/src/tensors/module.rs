@@ -282,6 +282,15 @@ pub(crate) mod _stagecheck_tensor {
         h.input.signature().0.name()
     }
 
+    /// `(dtype name, shape)`: what `staging/structures.py`'s `_signature`
+    /// compares, in one call (the tracer asks at every branch, loop and
+    /// list op).
+    #[pyfunction]
+    fn signature(h: PyRef<Handle>, vm: &VirtualMachine) -> PyResult {
+        let d = vm.ctx.new_str(dtype(h.clone()));
+        Ok(vm.ctx.new_tuple(vec![d.into(), shape(h, vm)?]).into())
+    }
+
     /// A tensor's shape. A symbolic tensor with a list's length among its
     /// dimensions (`graph::DYN`, a stacked list) has no shape Python could
     /// use now: a StagingError rather than a number that is not its length.

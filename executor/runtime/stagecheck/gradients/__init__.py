@@ -125,7 +125,7 @@ class _Op:
 
     def __init__(self, op, attrs, ins, out, in_keys):
         self.op, self.attrs, self.ins, self.out, self.in_keys = op, attrs, ins, out, in_keys
-        self.sigs = [(_n.dtype(h), tuple(_n.shape(h))) for h in ins]
+        self.sigs = [_n.signature(h) for h in ins]
 
     def needs(self):
         rule = _rules.RULES.get(self.op)
@@ -544,9 +544,9 @@ class CondRecording:
         self.outs[k] = [t._h for t in outputs]
         own = part.needed()
         if not self.final:
-            self.found[k] = [(_n.dtype(h), tuple(_n.shape(h))) for h in own]
+            self.found[k] = [_n.signature(h) for h in own]
             return []
-        if [(_n.dtype(h), tuple(_n.shape(h))) for h in own] != self.found[k]:
+        if [_n.signature(h) for h in own] != self.found[k]:
             raise StagingError('internal error: a staged branch traced twice under a gradient tape kept other values')
         self.saved[k] = own
         zeros = [_t.zeros(list(s), _t._dtypes[d]) for d, s in self.found[1 - k]]
@@ -763,7 +763,7 @@ class LoopRecording:
             # Its accumulators would have to be kept per outer iteration (lists of lists).
             raise StagingError('a gradient through a staged loop inside a staged loop is not staged yet')
         own = self.body.needed()
-        sigs = [(_n.dtype(h), tuple(_n.shape(h))) for h in own]
+        sigs = [_n.signature(h) for h in own]
         if not self.final:
             self.found = sigs
             return []
@@ -801,7 +801,7 @@ class _While:
         self.outer_needed = outer_needed
         self.refs = _outer_refs([(entries, inner_outs, None, None)], parent)
         self.refs = [(k, h) for k, h in self.refs if k not in set(id(p) for p in placeholders)]
-        self.sigs = [(_n.dtype(h), tuple(_n.shape(h))) for h in inner_saved]
+        self.sigs = [_n.signature(h) for h in inner_saved]
 
     def needs(self):
         return list(self.inits) + [self.count] + list(self.accs) + list(self.outer_needed)
