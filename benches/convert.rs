@@ -88,8 +88,8 @@ fn main() {
         return generated(n);
     }
     // Warm up, and check the program converts.
-    let converted = convert(PROGRAM, "bench.py").expect("the bench program converts");
-    assert!(converted.source.contains("ag__.for_stmt"), "{}", converted.source);
+    let conversion = convert(PROGRAM, "bench.py").expect("the bench program converts");
+    assert!(conversion.source.contains("ag__.for_stmt"), "{}", conversion.source);
     for _ in 0..500 {
         black_box(convert(black_box(PROGRAM), "bench.py").unwrap());
     }
@@ -118,14 +118,8 @@ fn main() {
         return;
     }
     // The stages, each timed on its own (the same steps `convert` takes).
-    let parse = || ruff_python_parser::parse_module(PROGRAM).unwrap().into_suite();
-    let converted_body = || {
-        let mut body = parse();
-        let mut namer = Namer::new(&body);
-        let ag = namer.new_name("ag__");
-        passes::convert_scope_body(&mut body, false, &mut namer, &ag).unwrap();
-        body
-    };
+    let parse = || parsed(PROGRAM);
+    let converted_body = || converted(PROGRAM);
     let body = converted_body();
     let us = |(runs, secs): (u64, f64)| secs * 1e6 / runs as f64;
     let parse_us = us(time(|| drop(black_box(parse()))));
@@ -164,20 +158,26 @@ fn generated(n: u64) {
     if std::env::args().any(|a| a == "convert-only") {
         return;
     }
-    let parse = |p: &str| ruff_python_parser::parse_module(p).unwrap().into_suite();
-    let converted = |p: &str| {
-        let mut body = parse(p);
-        let mut namer = Namer::new(&body);
-        let ag = namer.new_name("ag__");
-        passes::convert_scope_body(&mut body, false, &mut namer, &ag).unwrap();
-        body
-    };
     let bodies: Vec<_> = programs.iter().map(|p| converted(p)).collect();
-    let parse_us = all(&|p| drop(black_box(parse(p))));
+    let parse_us = all(&|p| drop(black_box(parsed(p))));
     let passes_us = all(&|p| drop(black_box(converted(p)))) - parse_us;
     let (runs, secs) = time(|| bodies.iter().for_each(|b| drop(black_box(unparse::unparse(b)))));
     let unparse_us = secs * 1e6 / (runs * n) as f64;
     for (name, t) in [("parse", parse_us), ("passes", passes_us), ("unparse", unparse_us)] {
         println!("  {name:<11} {t:7.1} us  ({:4.1}% of convert)", 100.0 * t / converts);
     }
+}
+
+/// `source` parsed: `convert`'s first step.
+fn parsed(source: &str) -> stagecheck_transformer::syntax::ast::Suite {
+    ruff_python_parser::parse_module(source).unwrap().into_suite()
+}
+
+/// `source` parsed and through every pass (`convert` without the printing).
+fn converted(source: &str) -> stagecheck_transformer::syntax::ast::Suite {
+    let mut body = parsed(source);
+    let mut namer = Namer::new(&body);
+    let ag = namer.new_name("ag__");
+    passes::convert_scope_body(&mut body, false, &mut namer, &ag).unwrap();
+    body
 }

@@ -229,6 +229,11 @@ thread_local! {
 pub(crate) fn reset() {
     RETRACES.with(|r| r.borrow_mut().clear());
     TRACES.with(|t| t.borrow_mut().clear());
+    end_run();
+}
+
+/// Drops the run's code objects ([`code_names`]) at its end (`tensors::end_run`).
+pub(crate) fn end_run() {
     let held = CODE_NAMES.with(|c| std::mem::take(&mut *c.borrow_mut()));
     drop(held);
 }

@@ -121,9 +121,10 @@ pub fn set_mode(mode: Mode) {
 }
 
 /// Drops what staging holds of the run's Python objects (the exceptions of
-/// raise nodes), inside the run's watched window: their finalizers are the
-/// program's.
+/// raise nodes, the code objects the guards read), inside the run's watched
+/// window: their finalizers are the program's.
 pub fn end_run() {
+    guards::end_run();
     let held = RAISES.with(|r| std::mem::take(&mut *r.borrow_mut()));
     drop(held);
     let hosts = HOSTS.with(|h| std::mem::take(&mut *h.borrow_mut()));

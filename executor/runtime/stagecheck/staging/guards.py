@@ -353,10 +353,14 @@ class _Guards:
             f = f.python_function
             t = type(f)
         if t is _FunctionType:
-            if id(f) in self.walked or (f is not given and id(f) in self.called_ids):
+            if f is not given:
+                # The function under a method, a bound or a staged one.
+                if id(f) in self.called_ids:
+                    return
+                self.called_ids.add(id(f))
+                self.keep.append(f)
+            if id(f) in self.walked:
                 return
-            self.called_ids.add(id(f))
-            self.keep.append(f)
             if id(f.__globals__) not in _Runtime.namespaces:
                 self._code(f)
         elif isinstance(f, type) and _user_class(f) and id(f) not in self.seen:
