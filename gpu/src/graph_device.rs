@@ -185,6 +185,14 @@ impl<'g> GpuDevice<'g> {
     }
 }
 
+/// What the graph call recorded and never read runs now, not in the next
+/// call's first submission.
+impl Drop for GpuDevice<'_> {
+    fn drop(&mut self) {
+        let _ = self.gpu.flush();
+    }
+}
+
 impl Device for GpuDevice<'_> {
     type Value = GpuTensor;
 

@@ -124,3 +124,26 @@ fn wide_dtypes_on_the_cpu() {
     let i = Tensor::from_i32(vec![7, -7], &[2]).unwrap();
     assert_same(gpu, &Op::Div, &[i.clone(), Tensor::from_i32(vec![2, 0], &[2]).unwrap()]);
 }
+
+/// Dispatches are recorded and submitted in batches (at a read, or every
+/// few hundred): a chain of dependent ops longer than a batch, with reads
+/// of an error flag in between, still runs in order, and an op that fails
+/// mid-chain fails there, leaving what was recorded before it intact.
+#[test]
+fn long_chains_run_in_order_across_submissions() {
+    let Some(gpu) = common::gpu() else { return };
+    let one = gpu.upload(&Tensor::from_i32(vec![1; 100], &[100]).unwrap()).unwrap();
+    let mut x = gpu.upload(&Tensor::from_i32(vec![0; 100], &[100]).unwrap()).unwrap();
+    for step in 1..=700 {
+        x = gpu.eval(&Op::Add, &[&x, &one]).unwrap();
+        if step % 97 == 0 {
+            // Int floor division reads its error flag back: a submission.
+            let same = gpu.eval(&Op::FloorDiv, &[&x, &one]).unwrap();
+            assert_eq!(gpu.download(&same).unwrap(), Tensor::from_i32(vec![step; 100], &[100]).unwrap());
+        }
+    }
+    let zero = gpu.upload(&Tensor::from_i32(vec![0; 100], &[100]).unwrap()).unwrap();
+    let failed = gpu.eval(&Op::Mod, &[&x, &zero]).unwrap_err();
+    assert_eq!(failed, graph::OpError::zero_division());
+    assert_eq!(gpu.download(&x).unwrap(), Tensor::from_i32(vec![700; 100], &[100]).unwrap());
+}
