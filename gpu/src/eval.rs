@@ -23,9 +23,10 @@ impl Gpu {
     /// same errors (kind and message), as `graph::eval`.
     pub fn eval(&self, op: &Op, inputs: &[&GpuTensor]) -> Result<GpuTensor, OpError> {
         use Op::*;
-        if op.is_list_op() {
-            // Placed on the CPU; a new list's signature has no size to measure.
-            return self.on_cpu(op, inputs);
+        if let ListNew { shape, dtype } = op {
+            // Its signature's length is unknown (`DYN`): the CPU's checks, then none.
+            graph::infer(op, &[])?;
+            return Ok(self.list_new(shape, *dtype));
         }
         let sigs: Vec<(DType, Vec<usize>)> = inputs.iter().map(|t| (t.dtype(), t.shape().to_vec())).collect();
         let (dtype, shape) = graph::infer(op, &sigs)?;
@@ -65,6 +66,8 @@ impl Gpu {
                 self.concat(&refs, ax, dtype, shape)
             }
             Fill { .. } | Range { .. } | Eye { .. } => self.generate(op, dtype, shape),
+            ListStack { axis } => self.list_stack(inputs[0], norm(*axis, shape.len()), shape),
+            ListPush | ListLast | ListDrop | ListLen => self.list_op(op, inputs, dtype, shape),
             _ => self.map(op, inputs, dtype, &shape),
         }
     }

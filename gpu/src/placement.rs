@@ -4,7 +4,7 @@
 //! has neither type without extensions). Layout ops move words of any dtype,
 //! so they stay on the GPU for every dtype. `ArgMax` writes its `int64`
 //! indices itself. `RangeCheck` reads three scalars: the CPU checks them.
-//! List ops (a push, a pop, a length) run on the CPU.
+//! List ops are layout ops on a list's rows (ops/lists.rs), any dtype.
 
 use crate::device::Gpu;
 use graph::{DType, Op};
@@ -26,10 +26,8 @@ pub(crate) fn placed(op: &Op, dtypes: &[DType]) -> bool {
     match op {
         Op::Identity | Op::Reshape { .. } | Op::Transpose { .. } | Op::Index { .. } => true,
         Op::Concat { .. } | Op::Stack { .. } | Op::Gather => true,
-        // Lists (graph's `list.rs`) grow and shrink by a row per op: their
-        // values stay on the device, their ops run on the CPU.
         Op::RangeCheck => false,
-        op if op.is_list_op() => false,
+        op if op.is_list_op() => true,
         Op::Fill { dtype, .. } | Op::Eye { dtype, .. } => small(*dtype),
         Op::Range { dtype, .. } => matches!(dtype, DType::Int32 | DType::Float32),
         Op::Cast { dtype } => small(*dtype) && inputs_small,

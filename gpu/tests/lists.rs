@@ -1,11 +1,44 @@
-//! Lists on the GPU device (graph's `list.rs`): a graph that grows a list
-//! of rows in a loop, pops one and stacks the rest runs on `GpuDevice` as on
-//! the CPU (list ops placed on the CPU, the rows' arithmetic on the GPU),
-//! and a pop of an empty list raises the same `IndexError` there.
+//! Lists on the GPU device (graph's `list.rs`): each list op of every
+//! dtype against `graph::eval` (values and errors: an empty pop, an element
+//! of another type, a stack of nothing), and a graph that grows a list of
+//! rows in a loop, pops one and stacks the rest runs on `GpuDevice` as on
+//! the CPU, and a pop of an empty list raises the same `IndexError` there.
 
 mod common;
+use common::{same, tensor};
 use graph::{DType, ErrorKind, Executor, FnId, Function, Library, Node, Op, Sig, Tensor, ValueId, DYN};
+use proptest::prelude::*;
 use stagecheck_gpu::GpuDevice;
+
+const DTYPES: [DType; 5] = [DType::Bool, DType::Int32, DType::Float32, DType::Int64, DType::Float64];
+
+/// A list of 0..4 elements of one dtype and shape (rank 0..2), and an
+/// element: of the list's type, or now and then of another shape.
+fn list_and_element() -> impl Strategy<Value = (Tensor, Tensor)> {
+    (prop::sample::select(DTYPES.to_vec()), 0usize..4, prop::collection::vec(1usize..4, 0..=2), 0..6u8).prop_flat_map(|(d, n, s, wrong)| {
+        let list: Vec<usize> = std::iter::once(n).chain(s.iter().copied()).collect();
+        let element = if wrong == 0 { vec![s.len() + 2] } else { s };
+        (tensor(d, list), tensor(d, element))
+    })
+}
+
+proptest! {
+    #![proptest_config(common::config(60))]
+
+    #[test]
+    fn every_list_op_as_on_the_cpu((list, x) in list_and_element()) {
+        let Some(gpu) = common::gpu() else { return Ok(()) };
+        let rank = list.shape().len() as i64;
+        let mut ops = vec![Op::ListLast, Op::ListDrop, Op::ListLen];
+        ops.extend((-rank..rank).map(|axis| Op::ListStack { axis }));
+        for op in &ops {
+            same(gpu, op, std::slice::from_ref(&list)).map_err(TestCaseError::fail)?;
+        }
+        same(gpu, &Op::ListPush, &[list.clone(), x]).map_err(TestCaseError::fail)?;
+        let new = Op::ListNew { shape: list.shape()[1..].to_vec(), dtype: list.dtype() };
+        same(gpu, &new, &[]).map_err(TestCaseError::fail)?;
+    }
+}
 
 fn v(i: u32) -> ValueId {
     ValueId(i)

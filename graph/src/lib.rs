@@ -54,7 +54,7 @@ pub use float_text::{f32_from_text, f32_to_text, f64_from_text, f64_to_text};
 pub use format::{float32_repr, float64_repr, format_tensor};
 pub use infer::infer;
 pub use ir::{FnId, Function, Library, Node, Sig, ValueId};
-pub use list::{has_dyn, PROBES};
+pub use list::{has_dyn, list_len, PROBES};
 pub use op::{IndexItem, Op, DYN};
 pub use op_kinds::tag_of;
 pub use scalar::Scalar;

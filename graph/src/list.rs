@@ -196,9 +196,7 @@ pub(crate) fn eval_list(op: &Op, inputs: &[&crate::Tensor]) -> Result<Data, OpEr
             let keep = n.checked_sub(1).ok_or_else(empty_pop)?;
             Elem::wrap(a.slice_axis(Axis(0), Slice::from(..keep)).to_owned())
         }),
-        Op::ListLen => {
-            Data::I32(ArrayD::from_elem(IxDyn(&[]), i32::try_from(n).map_err(|_| OpError::invalid("a list longer than int32"))?))
-        }
+        Op::ListLen => list_len(n)?.into_data(),
         Op::ListStack { axis } => {
             let list = inputs[0];
             let elements: Vec<crate::Tensor> = with_array!(list.data(), a => {
@@ -209,6 +207,12 @@ pub(crate) fn eval_list(op: &Op, inputs: &[&crate::Tensor]) -> Result<Data, OpEr
         }
         _ => return Err(OpError::invalid(format!("{} is not a list op", op.name()))),
     })
+}
+
+/// `ListLen` of a list of `n` elements (a device knows `n` from the shape).
+pub fn list_len(n: usize) -> Result<crate::Tensor, OpError> {
+    let n = i32::try_from(n).map_err(|_| OpError::invalid("a list longer than int32"))?;
+    Ok(crate::Tensor::new(Data::I32(ArrayD::from_elem(IxDyn(&[]), n))))
 }
 
 /// `ListPush` into the list's own storage (input 0, held by no one else:

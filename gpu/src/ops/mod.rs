@@ -4,6 +4,7 @@
 pub(crate) mod elementwise;
 pub(crate) mod generate;
 pub(crate) mod layout;
+pub(crate) mod lists;
 pub(crate) mod matmul;
 pub(crate) mod reduce;
 
