@@ -72,10 +72,11 @@ impl Gpu {
         }
     }
 
-    /// Explicit CPU placement: download, `graph::eval`, upload.
+    /// Explicit CPU placement: download (host values need none),
+    /// `graph::eval`, the result kept on the host (tensor.rs).
     fn on_cpu(&self, op: &Op, inputs: &[&GpuTensor]) -> Result<GpuTensor, OpError> {
         let host: Vec<Tensor> = self.download_many(inputs)?;
         let refs: Vec<&Tensor> = host.iter().collect();
-        self.upload(&graph::eval(op, &refs)?)
+        Ok(GpuTensor::on_host(graph::eval(op, &refs)?))
     }
 }

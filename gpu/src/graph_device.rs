@@ -124,7 +124,7 @@ impl<'g> GpuDevice<'g> {
         // Each buffer once: an op's output is often the next one's input.
         let mut wanted: Vec<&GpuTensor> = Vec::new();
         fn slot<'t>(t: &'t GpuTensor, wanted: &mut Vec<&'t GpuTensor>) -> usize {
-            let same = |w: &&GpuTensor| std::sync::Arc::ptr_eq(&w.buffer, &t.buffer) && w.dtype() == t.dtype() && w.shape() == t.shape();
+            let same = |w: &&GpuTensor| w.same(t);
             wanted.iter().position(same).unwrap_or_else(|| {
                 wanted.push(t);
                 wanted.len() - 1

@@ -1,19 +1,34 @@
-//! `GpuTensor`: a device buffer with a dtype and a shape, and the storage
-//! encoding both directions of `upload`/`download` share. Every element is
-//! 32-bit words: `float32` and `int32` their bits, `bool` one word 0 or 1
-//! (WGSL has no bool in storage), `int64`/`float64` two words, low first
-//! (only layout kernels and `ArgMax`'s output touch those).
+//! `GpuTensor`: a tensor of the device, with a dtype and a shape, and the
+//! storage encoding both directions of `upload`/`download` share. Every
+//! element is 32-bit words: `float32` and `int32` their bits, `bool` one
+//! word 0 or 1 (WGSL has no bool in storage), `int64`/`float64` two words,
+//! low first (only layout kernels and `ArgMax`'s output touch those).
+//!
+//! A value made on the host (an upload, or the result of an op placed on
+//! the CPU) keeps its host tensor and gets a device buffer only when a
+//! kernel first reads it; a download of it is that tensor. So a chain of
+//! CPU-placed ops (float64 arithmetic, int64 loop counters) and the
+//! predicates it computes never wait on the device's queue: each read back
+//! is a round trip to the driver, the staged GPU run's main cost.
 
 use crate::device::{internal, Gpu};
 use graph::{DType, Data, OpError, Tensor};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-/// A tensor on the device. Immutable once made, so clones share the buffer.
+/// A tensor on the device. Immutable once made, so clones share the storage.
 #[derive(Clone, Debug)]
 pub struct GpuTensor {
-    pub(crate) buffer: Arc<wgpu::Buffer>,
+    storage: Arc<Storage>,
     dtype: DType,
     shape: Vec<usize>,
+}
+
+/// Where a value's elements are: on the device (a kernel's output), or on
+/// the host with a device copy made on first use.
+#[derive(Debug)]
+struct Storage {
+    host: Option<Tensor>,
+    device: OnceLock<wgpu::Buffer>,
 }
 
 /// 32-bit words per element.
@@ -26,12 +41,23 @@ pub(crate) fn width(dtype: DType) -> usize {
 
 impl GpuTensor {
     pub(crate) fn new(buffer: wgpu::Buffer, dtype: DType, shape: Vec<usize>) -> GpuTensor {
-        GpuTensor { buffer: Arc::new(buffer), dtype, shape }
+        GpuTensor { storage: Arc::new(Storage { host: None, device: OnceLock::from(buffer) }), dtype, shape }
     }
 
-    /// The same buffer seen with another shape of as many elements (reshape).
+    /// A value held on the host until a kernel reads it.
+    pub(crate) fn on_host(t: Tensor) -> GpuTensor {
+        let (dtype, shape) = (t.dtype(), t.shape().to_vec());
+        GpuTensor { storage: Arc::new(Storage { host: Some(t), device: OnceLock::new() }), dtype, shape }
+    }
+
+    /// The same storage seen with another shape of as many elements (reshape).
     pub(crate) fn reshaped(&self, shape: Vec<usize>) -> GpuTensor {
-        GpuTensor { buffer: self.buffer.clone(), dtype: self.dtype, shape }
+        GpuTensor { storage: self.storage.clone(), dtype: self.dtype, shape }
+    }
+
+    /// Whether `self` and `other` are the same elements seen the same way.
+    pub(crate) fn same(&self, other: &GpuTensor) -> bool {
+        Arc::ptr_eq(&self.storage, &other.storage) && self.dtype == other.dtype && self.shape == other.shape
     }
 
     pub fn dtype(&self) -> DType {
@@ -81,10 +107,15 @@ fn tensor_of(words: &[u32], dtype: DType, shape: &[usize]) -> Result<Tensor, OpE
 }
 
 impl Gpu {
-    /// Copies `t` to the device.
+    /// `t` for the device: held on the host until a kernel reads it.
     pub fn upload(&self, t: &Tensor) -> Result<GpuTensor, OpError> {
-        let buffer = self.buffer_from(&words_of(t.data()));
-        Ok(GpuTensor::new(buffer, t.dtype(), t.shape().to_vec()))
+        Ok(GpuTensor::on_host(t.clone()))
+    }
+
+    /// `t`'s device buffer, copied from its host tensor on first use.
+    pub(crate) fn buffer_of<'t>(&self, t: &'t GpuTensor) -> &'t wgpu::Buffer {
+        let storage = &t.storage;
+        storage.device.get_or_init(|| self.buffer_from(&words_of(storage.host.as_ref().expect("a value without a buffer is on the host").data())))
     }
 
     /// Copies `t` back to the host (waits for the kernels that write it).
@@ -92,10 +123,18 @@ impl Gpu {
         Ok(self.download_many(&[t])?.pop().expect("one tensor"))
     }
 
-    /// Copies each of `ts` back to the host, waiting once for all.
+    /// Copies each of `ts` back to the host, waiting once for all those
+    /// only the device holds.
     pub fn download_many(&self, ts: &[&GpuTensor]) -> Result<Vec<Tensor>, OpError> {
-        let reads: Vec<(&wgpu::Buffer, usize)> = ts.iter().map(|t| (&*t.buffer, t.len() * width(t.dtype))).collect();
-        let words = self.read_many(&reads)?;
-        ts.iter().zip(words).map(|(t, w)| tensor_of(&w, t.dtype, &t.shape).map_err(internal)).collect()
+        let on_device: Vec<&GpuTensor> = ts.iter().copied().filter(|t| t.storage.host.is_none()).collect();
+        let reads: Vec<(&wgpu::Buffer, usize)> = on_device.iter().map(|t| (self.buffer_of(t), t.len() * width(t.dtype))).collect();
+        let mut words = self.read_many(&reads)?.into_iter();
+        ts.iter()
+            .map(|t| match &t.storage.host {
+                Some(host) if host.shape() == t.shape() => Ok(host.clone()),
+                Some(host) => graph::eval(&graph::Op::Reshape { shape: t.shape.iter().map(|&d| d as i64).collect() }, &[host]),
+                None => tensor_of(&words.next().expect("a read per tensor on the device"), t.dtype, &t.shape).map_err(internal),
+            })
+            .collect()
     }
 }

@@ -53,7 +53,7 @@ impl Gpu {
         let info = self.buffer_from(&info);
         let flag = rule.fails.map(|_| self.buffer_from(&[0]));
         let mut bindings: Vec<&wgpu::Buffer> = vec![&info];
-        bindings.extend(inputs.iter().map(|t| &*t.buffer));
+        bindings.extend(inputs.iter().map(|t| self.buffer_of(t)));
         bindings.push(&out);
         bindings.extend(flag.as_ref());
         self.dispatch(&map_kernel(&rule, &dtypes, &access), &bindings, groups_for(n))?;

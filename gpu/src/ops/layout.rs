@@ -83,7 +83,7 @@ impl Gpu {
         info.extend(words(view.shape.iter().map(|&d| d as i64)));
         info.extend(words(view.strides.iter().copied()));
         info.extend(words(dst.1.iter().copied()));
-        self.dispatch(&copy_kernel(), &[&self.buffer_from(&info), &src.buffer, out], groups_for(n))
+        self.dispatch(&copy_kernel(), &[&self.buffer_from(&info), self.buffer_of(src), out], groups_for(n))
     }
 
     /// A new tensor holding `view` of `src` in row-major order.

@@ -25,7 +25,7 @@ impl Gpu {
         loop {
             let end = steps.min(first + chunk);
             let info = words([m, k, n, tm, tn, groups, first, end].map(|v| v as i64));
-            self.dispatch(&matmul_kernel(dtype), &[&self.buffer_from(&info), &a.buffer, &b.buffer, &out], groups as u32)?;
+            self.dispatch(&matmul_kernel(dtype), &[&self.buffer_from(&info), self.buffer_of(a), self.buffer_of(b), &out], groups as u32)?;
             if end == steps {
                 break;
             }

@@ -63,7 +63,7 @@ impl Gpu {
             let stop = total.min(start + chunk);
             let mut info = words([n, kept.len(), red.len(), total, start, stop].map(|v| v as i64));
             info.extend(&dims);
-            self.dispatch(&kernel, &[&self.buffer_from(&info), &x.buffer, &out, &state], groups_for(n))?;
+            self.dispatch(&kernel, &[&self.buffer_from(&info), self.buffer_of(x), &out, &state], groups_for(n))?;
             if stop == total {
                 break;
             }
