@@ -115,7 +115,9 @@ impl Gpu {
     /// `t`'s device buffer, copied from its host tensor on first use.
     pub(crate) fn buffer_of<'t>(&self, t: &'t GpuTensor) -> &'t wgpu::Buffer {
         let storage = &t.storage;
-        storage.device.get_or_init(|| self.buffer_from(&words_of(storage.host.as_ref().expect("a value without a buffer is on the host").data())))
+        // Made by `new` (a buffer) or `on_host` (a host tensor): never neither.
+        let host = || storage.host.as_ref().expect("a value without a buffer is on the host");
+        storage.device.get_or_init(|| self.buffer_from(&words_of(host().data())))
     }
 
     /// Copies `t` back to the host (waits for the kernels that write it).
