@@ -48,6 +48,15 @@ impl std::fmt::Display for Mismatch {
     }
 }
 
+/// Iterations of a flat staged loop run before their predicates are read
+/// (`graph::Device::lookahead`): a read waits for the queue, a round trip
+/// to the driver, where an iteration of small ops costs a few dispatches.
+/// Only while the work between two reads is small: an iteration past the
+/// loop's end is wasted, and on large tensors it costs more than a read.
+const LOOKAHEAD: usize = 16;
+/// Elements written between two reads up to which the device looks ahead.
+const LOOKAHEAD_WORK: usize = 1 << 16;
+
 /// Mismatches kept per device (the first ones say what is wrong).
 const MISMATCHES_KEPT: usize = 8;
 /// Executions of one op on one signature (dtypes and shapes) that are
@@ -69,6 +78,10 @@ pub struct GpuDevice<'g> {
     flushed: RefCell<Option<String>>,
     /// Shadow checks not made yet: the op, its inputs, its output.
     pending: RefCell<Vec<(Op, Vec<GpuTensor>, GpuTensor)>>,
+    /// Elements the ops wrote since the last read, and between the two
+    /// reads before it.
+    work: Cell<usize>,
+    last_work: Cell<usize>,
 }
 
 impl<'g> GpuDevice<'g> {
@@ -82,6 +95,8 @@ impl<'g> GpuDevice<'g> {
             loosest: Cell::new(Tolerance::EXACT),
             flushed: RefCell::default(),
             pending: RefCell::default(),
+            work: Cell::new(0),
+            last_work: Cell::new(0),
         }
     }
 
@@ -95,7 +110,7 @@ impl<'g> GpuDevice<'g> {
     /// checks still pending made first; one that cannot download is a
     /// mismatch of its own).
     pub fn mismatches(&self) -> Vec<Mismatch> {
-        if let Err(e) = self.check_pending(None) {
+        if let Err(e) = self.check_pending(&[]) {
             let detail = format!("the shadow checks could not download their tensors: {}", e.message);
             self.mismatches.borrow_mut().push(Mismatch { op: "download", dtype: DType::Float32, inputs: Vec::new(), detail });
         }
@@ -119,7 +134,8 @@ impl<'g> GpuDevice<'g> {
 
     /// Downloads what the pending checks read, and `also` (returned), in one
     /// submission; then makes the checks, in the order the ops ran.
-    fn check_pending(&self, also: Option<&GpuTensor>) -> Result<Option<Tensor>, OpError> {
+    fn check_pending(&self, also: &[&GpuTensor]) -> Result<Vec<Tensor>, OpError> {
+        self.last_work.set(self.work.replace(0));
         let pending = std::mem::take(&mut *self.pending.borrow_mut());
         // Each buffer once: an op's output is often the next one's input.
         let mut wanted: Vec<&GpuTensor> = Vec::new();
@@ -135,16 +151,16 @@ impl<'g> GpuDevice<'g> {
             let ins: Vec<usize> = inputs.iter().map(|t| slot(t, &mut wanted)).collect();
             slots.push((ins, slot(out, &mut wanted)));
         }
-        let asked = also.map(|t| slot(t, &mut wanted));
+        let asked: Vec<usize> = also.iter().map(|t| slot(t, &mut wanted)).collect();
         if wanted.is_empty() {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         let host = self.gpu.download_many(&wanted)?;
         for ((op, _, _), (ins, out)) in pending.iter().zip(slots) {
             let refs: Vec<&Tensor> = ins.iter().map(|&i| &host[i]).collect();
             self.compare(op, &refs, &host[out]);
         }
-        Ok(asked.map(|at| host[at].clone()))
+        Ok(asked.into_iter().map(|at| host[at].clone()).collect())
     }
 
     /// Runs `op`'s CPU kernel on the inputs the GPU op read and compares
@@ -198,6 +214,7 @@ impl Device for GpuDevice<'_> {
 
     fn op(&self, op: &Op, inputs: &[&GpuTensor], _sig: Option<&Sig>) -> Result<GpuTensor, OpError> {
         let out = self.gpu.eval(op, inputs)?;
+        self.work.set(self.work.get().saturating_add(out.len()));
         let dtypes: Vec<_> = inputs.iter().map(|t| t.dtype()).collect();
         if self.gpu.placed_on_gpu(op, &dtypes) {
             let sigs: Vec<(DType, &[usize])> = inputs.iter().map(|t| (t.dtype(), t.shape())).collect();
@@ -220,6 +237,18 @@ impl Device for GpuDevice<'_> {
     }
 
     fn download(&self, v: &GpuTensor) -> Result<Tensor, OpError> {
-        Ok(self.check_pending(Some(v))?.expect("the tensor asked for"))
+        Ok(self.check_pending(&[v])?.pop().expect("the tensor asked for"))
+    }
+
+    fn scalars(&self, vs: &[&GpuTensor]) -> Result<Vec<Option<graph::Scalar>>, OpError> {
+        Ok(self.check_pending(vs)?.iter().map(Tensor::to_scalar).collect())
+    }
+
+    fn lookahead(&self) -> usize {
+        if self.last_work.get().max(self.work.get()) <= LOOKAHEAD_WORK {
+            LOOKAHEAD
+        } else {
+            1
+        }
     }
 }

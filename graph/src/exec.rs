@@ -22,7 +22,9 @@
 //! (depth, interrupt). On the CPU ([`Device::constant`]) `Const` nodes store
 //! nothing: reads fall back to the library's tensor (`Plan::const_node`;
 //! constants are never donors), so no reference count moves. Predicates are
-//! read with [`Device::scalar`]. Throughput: `graph/benches/exec.rs`, and
+//! read with [`Device::scalar`]; a device whose reads are round trips (a
+//! GPU) gets a flat loop without host nodes run ahead of its predicates,
+//! several read at once ([`Device::lookahead`], `flat_loop_ahead`). Throughput: `graph/benches/exec.rs`, and
 //! the staging workloads in `graph/benches/workloads.rs`.
 
 use crate::error::OpError;
@@ -72,6 +74,18 @@ pub trait Device {
     /// through `download`.
     fn scalar(&self, v: &Self::Value) -> Result<Option<Scalar>, OpError> {
         Ok(self.download(v)?.to_scalar())
+    }
+    /// Several predicates on the host at once: by default one by one.
+    fn scalars(&self, vs: &[&Self::Value]) -> Result<Vec<Option<Scalar>>, OpError> {
+        vs.iter().map(|v| self.scalar(v)).collect()
+    }
+    /// The most iterations of a flat loop run before their predicates are
+    /// read (1: each is read before the next iteration runs). A device whose
+    /// reads are round trips (a GPU's queue) reads several at once; the
+    /// iterations past the loop's end are dropped, their values and errors
+    /// with them: only loops without host nodes (`Plan::pure`) run so.
+    fn lookahead(&self) -> usize {
+        1
     }
 }
 
@@ -360,7 +374,7 @@ impl<'l, D: Device> Executor<'l, D> {
     }
 
     /// A loop whose condition and body are flat (only `Const`, `Op`, `Raise`
-    /// nodes), run in place of the frame on top of `depth` frames: each
+    /// and `Host` nodes), run in place of the frame on top of `depth` frames: each
     /// invocation is what `push` and `step` would do (the same checks before
     /// it, the same arguments, nodes and errors), on two value buffers kept
     /// for the whole loop instead of a frame per invocation.
@@ -372,36 +386,116 @@ impl<'l, D: Device> Executor<'l, D> {
         mut vars: Slots<D::Value>,
         pool: &mut Pool<D::Value>,
     ) -> Result<Slots<D::Value>, OpError> {
-        let (cond_f, cond_p) = (self.function(cond)?, self.plan(cond)?);
-        let (body_f, body_p) = (self.function(body)?, self.plan(body)?);
+        if self.device.lookahead() > 1 && self.plan(cond)?.pure && self.plan(body)?.pure {
+            return self.flat_loop_ahead(depth, (cond, body), vars, pool);
+        }
         let (mut cv, mut bv) = (pool.take(), pool.take());
         loop {
-            self.enter(depth)?;
-            arity(cond_f, vars.len())?;
-            cv.extend(vars.iter().zip(&cond_p.param_used).map(|(v, &u)| if u { v.clone() } else { None }));
-            cv.resize(cond_p.num_values, None);
-            self.simple_nodes(cond_f, cond_p, &mut cv)?;
-            let verdict = cond_f.outputs.first().ok_or_else(|| internal("a loop condition returned nothing"))?;
-            let verdict = self.truth(self.read(cond_f, cond_p, &cv, *verdict)?)?;
-            if !crate::planted::active("flat_loop_buffer_not_cleared") {
-                cv.clear();
-            }
-            if !verdict {
+            let verdict = self.cond_once(depth, cond, &vars, &mut cv)?;
+            if !self.truth(&verdict)? {
                 pool.give(cv);
                 pool.give(bv);
                 return Ok(vars);
             }
-            self.enter(depth)?;
-            arity(body_f, vars.len())?;
-            bv.append(&mut vars);
-            bv.resize(body_p.num_values, None);
-            for &v in &body_p.unused_params {
-                bv[v] = None;
-            }
-            self.simple_nodes(body_f, body_p, &mut bv)?;
-            self.outputs(body_f, body_p, &mut bv, &mut vars)?;
-            bv.clear();
+            self.body_once(depth, body, &mut vars, &mut bv)?;
         }
+    }
+
+    /// A flat loop without host nodes on a device with a
+    /// [`Device::lookahead`]: rounds of
+    /// iterations run before their predicates are read, all in one read
+    /// (2 the first round, then twice as many up to the lookahead, so that
+    /// a short loop wastes little). The first predicate that is false ends
+    /// the loop with the variables it was computed on; an error ends it
+    /// only where every predicate before it held, as it would one by one.
+    fn flat_loop_ahead(
+        &self,
+        depth: usize,
+        (cond, body): (FnId, FnId),
+        vars: Slots<D::Value>,
+        pool: &mut Pool<D::Value>,
+    ) -> Result<Slots<D::Value>, OpError> {
+        let (mut cv, mut bv) = (pool.take(), pool.take());
+        let mut states = vec![vars];
+        let mut ahead = 2;
+        loop {
+            // states[j]: the variables iteration j of this round starts from.
+            let mut verdicts: Vec<D::Value> = Vec::with_capacity(ahead);
+            let mut failed = None;
+            while verdicts.len() < ahead {
+                let state = states.last().expect("a round starts from a state");
+                match self.cond_once(depth, cond, state, &mut cv) {
+                    Ok(v) => verdicts.push(v),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+                let mut next = pool.take();
+                next.extend(state.iter().cloned());
+                match self.body_once(depth, body, &mut next, &mut bv) {
+                    Ok(()) => states.push(next),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            let refs: Vec<&D::Value> = verdicts.iter().collect();
+            let held = self.device.scalars(&refs)?;
+            for (j, held) in held.into_iter().enumerate() {
+                match held {
+                    Some(Scalar::Bool(true)) => {}
+                    Some(Scalar::Bool(false)) => {
+                        pool.give(cv);
+                        pool.give(bv);
+                        return Ok(states.swap_remove(j));
+                    }
+                    _ => return Err(internal("a predicate is not a bool scalar")),
+                }
+            }
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            let last = states.pop().expect("a state per iteration run");
+            states.clear();
+            states.push(last);
+            ahead = (ahead * 2).min(self.device.lookahead());
+        }
+    }
+
+    /// The loop condition `cond` on `vars` (only those it reads are copied),
+    /// in `cv`, left empty: the predicate, still on the device.
+    fn cond_once(&self, depth: usize, cond: FnId, vars: &Slots<D::Value>, cv: &mut Slots<D::Value>) -> Result<D::Value, OpError> {
+        let (cond_f, cond_p) = (self.function(cond)?, self.plan(cond)?);
+        self.enter(depth)?;
+        arity(cond_f, vars.len())?;
+        cv.extend(vars.iter().zip(&cond_p.param_used).map(|(v, &u)| if u { v.clone() } else { None }));
+        cv.resize(cond_p.num_values, None);
+        self.simple_nodes(cond_f, cond_p, cv)?;
+        let verdict = cond_f.outputs.first().ok_or_else(|| internal("a loop condition returned nothing"))?;
+        let verdict = self.read(cond_f, cond_p, cv, *verdict)?.clone();
+        if !crate::planted::active("flat_loop_buffer_not_cleared") {
+            cv.clear();
+        }
+        Ok(verdict)
+    }
+
+    /// The loop body `body` on `vars`, in `bv`, left empty: `vars` become
+    /// its results.
+    fn body_once(&self, depth: usize, body: FnId, vars: &mut Slots<D::Value>, bv: &mut Slots<D::Value>) -> Result<(), OpError> {
+        let (body_f, body_p) = (self.function(body)?, self.plan(body)?);
+        self.enter(depth)?;
+        arity(body_f, vars.len())?;
+        bv.append(vars);
+        bv.resize(body_p.num_values, None);
+        for &v in &body_p.unused_params {
+            bv[v] = None;
+        }
+        self.simple_nodes(body_f, body_p, bv)?;
+        self.outputs(body_f, body_p, bv, vars)?;
+        bv.clear();
+        Ok(())
     }
 
     /// Runs all nodes of `func`, a flat function, on `values`.

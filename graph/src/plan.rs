@@ -29,6 +29,9 @@ pub(crate) struct Plan {
     /// Only `Const`, `Op`, `Raise` and `Host` nodes: an invocation runs to its end without
     /// invoking anything (a loop of such functions runs without the frame stack).
     pub flat: bool,
+    /// No `Host` node (nor a call that may reach one: only flat functions
+    /// are asked): an invocation has no effect but its results and errors.
+    pub pure: bool,
     /// Per value: the `Const` node defining it (a device whose values are
     /// host tensors reads those from the library; never a donor).
     pub const_node: Vec<Option<usize>>,
@@ -103,7 +106,8 @@ impl Plan {
             .collect();
         let param_used = (0..f.params.len()).map(|v| !unused_params.contains(&v)).collect();
         let flat = f.nodes.iter().all(|n| matches!(n, Node::Const(_) | Node::Op { .. } | Node::Raise { .. } | Node::Host { .. }));
-        Plan { first_output, num_values, free_after, unused_params, param_used, dead, op_sigs, donor, flat, const_node }
+        let pure = !f.nodes.iter().any(|n| matches!(n, Node::Host { .. }));
+        Plan { first_output, num_values, free_after, unused_params, param_used, dead, op_sigs, donor, flat, pure, const_node }
     }
 }
 

@@ -239,3 +239,113 @@ fn flat_loops_check_before_every_invocation() {
     assert_eq!(err.to_string(), "maximum recursion depth exceeded");
     assert!(Executor::new(&lib).unwrap().with_max_depth(2).run(FnId(0), &[]).is_ok());
 }
+
+/// The CPU, with a lookahead: flat loops run iterations before reading their
+/// predicates, several at a time (as on a GPU), counting the reads.
+struct Ahead {
+    reads: std::cell::Cell<usize>,
+}
+
+impl stagecheck_graph::Device for Ahead {
+    type Value = Tensor;
+    fn op(&self, op: &Op, inputs: &[&Tensor], sig: Option<&Sig>) -> Result<Tensor, stagecheck_graph::OpError> {
+        stagecheck_graph::Cpu.op(op, inputs, sig)
+    }
+    fn upload(&self, t: &Tensor) -> Result<Tensor, stagecheck_graph::OpError> {
+        Ok(t.clone())
+    }
+    fn download(&self, t: &Tensor) -> Result<Tensor, stagecheck_graph::OpError> {
+        self.reads.set(self.reads.get() + 1);
+        Ok(t.clone())
+    }
+    fn scalars(&self, vs: &[&Tensor]) -> Result<Vec<Option<stagecheck_graph::Scalar>>, stagecheck_graph::OpError> {
+        self.reads.set(self.reads.get() + 1);
+        Ok(vs.iter().map(|t| t.to_scalar()).collect())
+    }
+    fn lookahead(&self) -> usize {
+        8
+    }
+}
+
+/// `main(n)`: `i = s = 0; while i < n: s += 10 // (c - i); i += 1`, `c`
+/// being `n` (the division fails only in the iteration after the last) or
+/// 3 (it fails in iteration 3 when the loop gets there).
+fn dividing_loop(c_is_n: bool) -> Library {
+    let i32s = scalar(DType::Int32);
+    let vars = vec![i32s.clone(), i32s.clone(), i32s.clone()];
+    let mut lib = Library::new();
+    lib.add(func(
+        "main",
+        vec![i32s.clone()],
+        vec![i32s.clone(), i32s.clone()],
+        vec![
+            konst(Tensor::scalar_i32(0)),
+            konst(Tensor::scalar_i32(0)),
+            Node::While { cond_fn: FnId(1), body_fn: FnId(2), inputs: vec![v(1), v(2), v(0)] },
+        ],
+        &[4, 3],
+    ));
+    lib.add(func("cond", vars.clone(), vec![scalar(DType::Bool)], vec![op(Op::Lt, &[0, 2])], &[3]));
+    let c = if c_is_n { op(Op::Identity, &[2]) } else { konst(Tensor::scalar_i32(3)) };
+    lib.add(func(
+        "body",
+        vars.clone(),
+        vars,
+        vec![
+            konst(Tensor::scalar_i32(10)),
+            c,
+            op(Op::Sub, &[4, 0]),
+            op(Op::FloorDiv, &[3, 5]),
+            op(Op::Add, &[1, 6]),
+            konst(Tensor::scalar_i32(1)),
+            op(Op::Add, &[0, 8]),
+        ],
+        &[9, 7, 2],
+    ));
+    lib
+}
+
+#[test]
+fn a_lookahead_gives_each_loop_its_result_and_errors_with_fewer_reads() {
+    for c_is_n in [true, false] {
+        let lib = dividing_loop(c_is_n);
+        for n in 0..40 {
+            let args = [Tensor::scalar_i32(n)];
+            let cpu = run(&lib, FnId(0), &args);
+            let exec = Executor::new(&lib).unwrap().on(Ahead { reads: Default::default() });
+            let ahead = exec.run(FnId(0), &args);
+            assert_eq!(ahead, cpu, "n = {n}, c = {}", if c_is_n { "n" } else { "3" });
+            assert_eq!(cpu.is_err(), !c_is_n && n > 3, "n = {n}: the division fails only where the loop reaches it");
+            // Predicates read 2, 4, 8, 8, ... at a time (where one by one
+            // is n + 1 reads), then the two results one by one.
+            let rounds = exec.device().reads.get().saturating_sub(if cpu.is_ok() { 2 } else { 0 });
+            assert!(rounds <= 1 + (n as usize).div_ceil(4), "n = {n}: {rounds} rounds of reads");
+        }
+    }
+}
+
+/// A loop whose body has a host node is never run ahead: the host sees
+/// each iteration once, and none past the end.
+#[test]
+fn a_lookahead_never_runs_a_host_node_ahead() {
+    let i32s = scalar(DType::Int32);
+    let mut lib = Library::new();
+    lib.add(func(
+        "main",
+        vec![],
+        vec![i32s.clone()],
+        vec![konst(Tensor::scalar_i32(0)), Node::While { cond_fn: FnId(1), body_fn: FnId(2), inputs: vec![v(0)] }],
+        &[1],
+    ));
+    lib.add(func("cond", vec![i32s.clone()], vec![scalar(DType::Bool)], vec![konst(Tensor::scalar_i32(5)), op(Op::Lt, &[0, 1])], &[2]));
+    let host = Node::Host { site: 1, label: "seen".into(), inputs: vec![v(0)], results: vec![i32s.clone()] };
+    lib.add(func("body", vec![i32s.clone()], vec![i32s], vec![host, konst(Tensor::scalar_i32(1)), op(Op::Add, &[1, 2])], &[3]));
+    let seen = std::cell::RefCell::new(Vec::new());
+    let callback = |_: u32, args: Vec<Tensor>| -> Result<Vec<Tensor>, stagecheck_graph::OpError> {
+        seen.borrow_mut().push(args[0].clone());
+        Ok(args)
+    };
+    let exec = Executor::new(&lib).unwrap().on(Ahead { reads: Default::default() }).with_host(&callback);
+    assert_eq!(exec.run(FnId(0), &[]).unwrap(), vec![Tensor::scalar_i32(5)]);
+    assert_eq!(*seen.borrow(), (0..5).map(Tensor::scalar_i32).collect::<Vec<_>>());
+}
