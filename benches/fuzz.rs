@@ -12,10 +12,11 @@
 //! bench's own process instead of a worker process (the default, as the CLI
 //! runs them): the difference is the worker protocol's cost.
 
-use stagecheck::executor::{tensors::Mode as TMode, Config, Phases};
+use stagecheck::executor::{Config, Phases};
 use stagecheck::fuzz::case::Case;
 use stagecheck::modes::{run_converted_after, Mode, ModeRun};
 use stagecheck::oracle::verdict;
+use stagecheck::staging::tensors::Mode as TMode;
 use stagecheck::worker::Worker;
 use stagecheck_generator::Family;
 use std::time::{Duration, Instant};

@@ -34,7 +34,8 @@
 //! counts the instructions of their runs (tracing included), converted
 //! against original.
 
-use stagecheck::executor::{tensors::Mode, Config, Terminal};
+use stagecheck::executor::{Config, Terminal};
+use stagecheck::staging::tensors::Mode;
 use stagecheck::worker::Worker;
 use std::time::{Duration, Instant};
 

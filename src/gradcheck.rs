@@ -11,7 +11,7 @@
 //! `tape.gradient` then replays the tape's record in float64 with each source
 //! element moved by ±h (h = 1e-6·max(1, |x|)), sums the targets (weighted by
 //! their output gradients) and prints one `@@gradcheck` line per source
-//! (`executor/runtime/stagecheck/gradients/__init__.py: _gradcheck`). The
+//! (`staging/runtime/stagecheck/gradients/__init__.py: _gradcheck`). The
 //! replay follows the recorded path: a staged branch or comparison keeps the
 //! outcome it had, so the difference quotient is the derivative of that path.
 //!

@@ -32,3 +32,4 @@ pub mod targets;
 pub mod worker;
 
 pub use stagecheck_executor as executor;
+pub use stagecheck_staging as staging;

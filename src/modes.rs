@@ -58,8 +58,8 @@ impl Mode {
     }
 
     /// What `sc.function` does in this mode.
-    pub fn tensor_mode(self) -> stagecheck_executor::tensors::Mode {
-        use stagecheck_executor::tensors::Mode as T;
+    pub fn tensor_mode(self) -> stagecheck_staging::tensors::Mode {
+        use stagecheck_staging::tensors::Mode as T;
         match self {
             Mode::Original => T::Original,
             Mode::Unstaged => T::Unstaged,
@@ -150,7 +150,7 @@ pub fn run_converted_after(worker: &mut Worker, conversion: &Conversion, path: &
 /// A staged mode's run when the unstaged run of the same converted program
 /// never read its mode (`Outcome::mode_read`: no staged function called, no
 /// `sc.device` entered): everything that differs when staged is reached only
-/// through that read (`executor::tensors::mode_read`), so running it again
+/// through that read (`staging::tensors::mode_read`), so running it again
 /// would repeat the unstaged run. Decided by what the run did, never by the
 /// program's text. The outcome says where it came from (`taken_from`).
 pub fn taken_from_unstaged(earlier: &[(Mode, ModeRun)], mode: Mode) -> Option<ModeRun> {

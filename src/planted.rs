@@ -127,7 +127,7 @@ pub const CATALOGUE: &[Bug] = &[
         "hoisting: the program's own functions defined in a converted body move out with the generated ones, defined once per call instead of at each execution (defaults and closures taken too early)",
         "the walk takes every plain function in a generated body for scaffolding, forgetting that only the converter's fresh names are",
     ),
-    // Runtime operators (executor/runtime/stagecheck/ag), installed by executor/src/planted.rs.
+    // Runtime operators (staging/runtime/stagecheck/ag), installed by staging/src/planted.rs.
     bug(
         "and_evaluates_all",
         RuntimeOperators,
@@ -164,7 +164,7 @@ pub const CATALOGUE: &[Bug] = &[
         "`assert_stmt` raises AssertionError with the message's thunk, not its value",
         "the message arrives as a function (lazy, as Python evaluates it only on failure); the call is forgotten",
     ),
-    // Staging runtime (executor/runtime/stagecheck/staging), installed by executor/src/planted.rs.
+    // Staging runtime (staging/runtime/stagecheck/staging), installed by staging/src/planted.rs.
     bug(
         "tanh_grad_one_minus_y",
         StagingRuntime,
@@ -238,7 +238,7 @@ pub const CATALOGUE: &[Bug] = &[
             "the info array holds the reduced shape and strides side by side; an index one off",
         )
     },
-    // The executor (executor/src: render.rs, sandbox.rs's restore; worker crashes). The renderer
+    // The executor (executor/src: render.rs, snapshot.rs's restore; worker crashes). The renderer
     // is the same on both sides of the default oracle: only the CPython
     // oracle, whose renderer is another implementation, can see its slips.
     Bug {

@@ -26,7 +26,7 @@ const fn staging(pattern: &'static str, why: &'static str, example: Option<&'sta
 const UNSTAGEABLE: &str =
     "the original's meaning depends on a Python value the graph cannot carry or a side effect it would run once per trace";
 const NOT_YET: &str = "not staged yet: refused rather than staged wrong";
-const UNGUARDABLE: &str = "a trace is reused only while every Python value it read is unchanged (executor/src/tensors/guards.rs); this one cannot be checked without running user code, or is too large to check at every call";
+const UNGUARDABLE: &str = "a trace is reused only while every Python value it read is unchanged (staging/src/tensors/guards.rs); this one cannot be checked without running user code, or is too large to check at every call";
 const DEFERRED: &str = "an exception raised while tracing one path of staged control flow becomes a raise node, raised when execution takes the path; this one cannot be raised later as the original raises it (a handler of the trace would catch it now or never, its text shows a symbolic value, it carries a container the original may build anew at each raise, or its cause is the trace's own depth)";
 const TARGET: &str = "a compiler under test declined the program: its refusals are its own, counted by reason";
 const DTYPE: &str = "a graph value has one dtype and shape; the original changes it";
@@ -89,7 +89,7 @@ pub const INTENDED: &[Intended] = &[
     staging("* of a symbolic tensor: its value is not known while tracing", UNSTAGEABLE, Some("corpus/staged/staging_errors/011_python_float_of_symbolic.py")),
     staging("iterating over a symbolic tensor in Python*", UNSTAGEABLE, Some("corpus/staged/staging_errors/014_comprehension_over_symbolic.py")),
     staging("indexing with a symbolic tensor is supported for one scalar index only*", NOT_YET, None),
-    // Gradients (executor/runtime/stagecheck/gradients): what the tape does not differentiate in a graph yet.
+    // Gradients (staging/runtime/stagecheck/gradients): what the tape does not differentiate in a graph yet.
     staging("a gradient through a list in staged control flow is not staged yet", NOT_YET, None),
     staging("a gradient of a gradient through a staged * is not staged yet", NOT_YET, None),
     staging("a gradient through a staged * is not staged yet*", NOT_YET, None),
@@ -112,7 +112,7 @@ pub const INTENDED: &[Intended] = &[
     staging("numpy() of an sc.Variable inside a staged function*", UNSTAGEABLE, None),
     staging("the text of an sc.Variable inside a staged function*", UNSTAGEABLE, None),
     staging("sc.py_function '*' returned a value of shape *", DTYPE, None),
-    // Lists in staged control flow (executor/runtime/stagecheck/staging/lists.py).
+    // Lists in staged control flow (staging/runtime/stagecheck/staging/lists.py).
     staging(
         "list '*' holds * tensors in staged control flow (the dtype and shape of its first element); appending *",
         DTYPE,

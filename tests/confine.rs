@@ -8,7 +8,8 @@
 //! succeed: the test can fail). A layer this kernel lacks is said, and the
 //! others are still checked; seccomp or Landlock must be there.
 
-use stagecheck::executor::{tensors::Mode, Config, Terminal};
+use stagecheck::executor::{Config, Terminal};
+use stagecheck::staging::tensors::Mode;
 use stagecheck::worker::{confine::OFF_VAR, Worker};
 use std::net::TcpListener;
 use std::path::PathBuf;

@@ -3,7 +3,8 @@
 //! per trace. Each program must print in the staged mode what it prints in
 //! the original mode; the staged run's graph text says how often it traced.
 
-use stagecheck::executor::{tensors::Mode, Config, Outcome, Terminal};
+use stagecheck::executor::{Config, Outcome, Terminal};
+use stagecheck::staging::tensors::Mode;
 use stagecheck::worker::Worker;
 
 /// Runs `src` in `mode`: as written in the original mode, converted in the staged one.

@@ -2,7 +2,7 @@
 //!
 //! [`Executor::run`] compiles (through the code cache), runs the module in a
 //! fresh scope, renders the globals it bound, clears the scope and restores
-//! the shared state ([`crate::sandbox::Snapshot`]). Everything that can run
+//! the shared state ([`crate::snapshot::Snapshot`]). Everything that can run
 //! user code (the body, `str()` of its exception, rendering, the finalizers
 //! the teardown triggers, the snapshot restore) runs only inside the window
 //! the watchdog watches and `catch_unwind` guards: a panic there (a VM
@@ -21,7 +21,8 @@ use crate::config::Config;
 use crate::outcome::{Frame, Outcome, Terminal};
 use crate::phases::Phases;
 use crate::render::{str_of, Renderer};
-use crate::sandbox::{self, Snapshot};
+use crate::sandbox;
+use crate::snapshot::Snapshot;
 use crate::watchdog::{LimitPanic, Watchdog};
 use crate::{capture, panics};
 use rustpython_vm::{builtins::PyBaseExceptionRef, AsObject, Interpreter, VirtualMachine};
@@ -93,8 +94,8 @@ impl Executor {
         capture::start(self.config.stdout_limit);
         let budget = Budget::start(self.config.memory_limit, &self.memory_flag);
         self.watchdog.arm(self.config.time_limit);
-        crate::tensors::set_deadline(started + self.config.time_limit);
-        crate::tensors::set_shadow(self.config.gpu_shadow);
+        stagecheck_staging::tensors::set_deadline(started + self.config.time_limit);
+        stagecheck_staging::tensors::set_shadow(self.config.gpu_shadow);
         let guard = panics::RunGuard::enter();
         let (interp, snapshot) = (&self.interp, &self.snapshot);
         let executed_at = std::cell::Cell::new(None);
@@ -134,7 +135,7 @@ impl Executor {
                 let restoring = Instant::now();
                 scope.globals.clear();
                 drop(scope);
-                crate::tensors::end_run();
+                stagecheck_staging::tensors::end_run();
                 snapshot.restore(vm);
                 let leaks = if leak_check { snapshot.leaks(vm) } else { Vec::new() };
                 phases.restore = restoring.elapsed();
@@ -163,12 +164,12 @@ impl Executor {
         };
         drop(budget);
         let (stdout, stdout_truncated) = capture::take();
-        let graph = if self.config.keep_graph { crate::tensors::graph_text() } else { String::new() };
+        let graph = if self.config.keep_graph { stagecheck_staging::tensors::graph_text() } else { String::new() };
         self.phases = phases;
-        let tolerance = crate::tensors::run_tolerance();
-        let gpu_mismatches = crate::tensors::take_mismatches();
-        let gpu_flushed = crate::tensors::take_flushed();
-        let mode_read = crate::tensors::mode_read();
+        let tolerance = stagecheck_staging::tensors::run_tolerance();
+        let gpu_mismatches = stagecheck_staging::tensors::take_mismatches();
+        let gpu_flushed = stagecheck_staging::tensors::take_flushed();
+        let mode_read = stagecheck_staging::tensors::mode_read();
         let mut outcome = Outcome {
             terminal,
             stdout,
@@ -221,6 +222,6 @@ fn raised(vm: &VirtualMachine, exc: &PyBaseExceptionRef, path: &str) -> Terminal
         traceback.extend(tail);
     }
     let line = traceback.iter().rev().find(|f| f.file == path).map(|f| f.line);
-    let refusal = exc_type == "StagingError" && crate::tensors::is_staging_error(exc);
+    let refusal = exc_type == "StagingError" && stagecheck_staging::tensors::is_staging_error(exc);
     Terminal::Raised { refusal, exc_type, message: message.unwrap_or_else(|_| "<unprintable message>".into()), line, traceback }
 }

@@ -6,7 +6,7 @@
 //! non-runtime modules hold at module level (`_frozen_importlib`'s
 //! `_module_locks` and `_blocking_on`). The runtime's own containers are not
 //! put back: one changed in place is the runtime's slip, a leak the
-//! fingerprint reports (`sandbox.rs`).
+//! fingerprint reports (`snapshot.rs`).
 //!
 //! Cells are read and written through `cell_contents` (the VM keeps its
 //! cell type private); each is compared by identity, so a run that touched

@@ -7,11 +7,11 @@
 //!   in native code.
 //! - Limits: wall clock ([`watchdog`]), memory ([`alloc`], [`guards`]),
 //!   recursion (RustPython's own RecursionError).
-//! - [`sandbox`]: what a program can import and reach; [`runtime`]: the
-//!   `stagecheck` package converted programs import.
-//! - [`operators`]: the converter's runtime operators, native (`_stagecheck_ag`).
-//! - [`addresses`]: default-repr addresses named by first appearance;
-//!   [`tensors`]: the native tensor module and the tracer (staging).
+//! - [`sandbox`]: what a program can import and reach. Each interpreter it
+//!   builds has the staging compiler under test installed (`stagecheck-staging`:
+//!   the `stagecheck` package converted programs import, its native operators
+//!   and tensor module), told each run's mode and deadline ([`Worker::run_in`]).
+//! - [`addresses`]: default-repr addresses named by first appearance.
 //!
 //! The `stagecheck` commands do not use [`Worker`]: they run programs in
 //! worker processes (`stagecheck::worker`, in the root crate), each serving
@@ -35,7 +35,6 @@ pub mod executor;
 pub mod guards;
 mod held;
 pub mod nesting;
-pub mod operators;
 mod os_probe;
 pub mod outcome;
 mod panics;
@@ -43,10 +42,10 @@ pub mod phases;
 pub mod planted;
 pub mod proxies;
 pub mod render;
-pub mod runtime;
 pub mod sandbox;
 mod sizes;
-pub mod tensors;
+pub mod snapshot;
+mod staged_values;
 pub mod value;
 pub mod watchdog;
 pub mod worker;

@@ -82,7 +82,7 @@ impl<'vm> Renderer<'vm> {
             let name = obj.get_attr("__name__", vm).map(|n| str_of(&n));
             return Value::Module { name: name.unwrap_or_else(|_| "?".into()) };
         }
-        if let Some(t) = crate::tensors::render(obj, vm) {
+        if let Some(t) = crate::staged_values::render(obj, vm) {
             return t;
         }
         let builtin = self.builtin_payload(obj);

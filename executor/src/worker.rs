@@ -30,7 +30,7 @@ type Reply = Result<Outcome, SyntaxError>;
 struct Job {
     source: String,
     path: String,
-    mode: crate::tensors::Mode,
+    mode: stagecheck_staging::tensors::Mode,
     reply: mpsc::Sender<(Reply, Phases)>,
 }
 
@@ -57,11 +57,11 @@ impl Worker {
 
     /// Runs one program; see [`Executor::run`].
     pub fn run(&mut self, source: &str, path: &str) -> Result<Outcome, SyntaxError> {
-        self.run_in(source, path, crate::tensors::Mode::Original)
+        self.run_in(source, path, stagecheck_staging::tensors::Mode::Original)
     }
 
     /// Runs one program with `sc.function` in `mode` (identity, or staging).
-    pub fn run_in(&mut self, source: &str, path: &str, mode: crate::tensors::Mode) -> Result<Outcome, SyntaxError> {
+    pub fn run_in(&mut self, source: &str, path: &str, mode: stagecheck_staging::tensors::Mode) -> Result<Outcome, SyntaxError> {
         let clock = Instant::now();
         let (reply, answer) = mpsc::channel();
         let job = Job { source: source.to_owned(), path: path.to_owned(), mode, reply };
@@ -100,7 +100,7 @@ fn spawn(config: Config) -> mpsc::Sender<Job> {
             let _ = ready.send(());
             for job in rx {
                 let clock = Instant::now();
-                crate::tensors::set_mode(job.mode);
+                stagecheck_staging::tensors::set_mode(job.mode);
                 let reply = executor.run(&job.source, &job.path);
                 // What the executor did not time (the tracer's reset, the run's
                 // scope dropped) restores state for the next run too.

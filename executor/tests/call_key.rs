@@ -1,12 +1,12 @@
 //! The trace cache's key has two halves: the native key
-//! (executor/src/tensors/call_key.rs: which arguments it writes by value,
+//! (staging/src/tensors/call_key.rs: which arguments it writes by value,
 //! and the order in which it hands the arguments' tensors to a cached
 //! graph) and the Python side (`staging/functions.py: _arguments`, the
 //! order of a trace's parameters; `staging/guards.py: _KEYED`, the scalars
 //! its guards leave to the key). These tests hold the halves to each other.
 
-use stagecheck_executor::tensors::Mode;
 use stagecheck_executor::{Config, Terminal, Worker};
+use stagecheck_staging::tensors::Mode;
 
 /// Runs `src` in `mode`; it must complete. Its stdout.
 fn stdout(w: &mut Worker, src: &str, mode: Mode) -> String {

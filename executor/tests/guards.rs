@@ -1,11 +1,11 @@
-//! Trace guards (executor/src/tensors/guards.rs): a staged function never
+//! Trace guards (staging/src/tensors/guards.rs): a staged function never
 //! runs a stale trace. Each program changes, between two calls, a Python
 //! value a trace read, and must print in the staged mode what it prints in
 //! the original mode (programs as written: Python control flow runs while
 //! tracing). The corpus (corpus/staged/guards/) has the converted forms.
 
-use stagecheck_executor::tensors::Mode;
 use stagecheck_executor::{Config, Outcome, Terminal, Worker};
+use stagecheck_staging::tensors::Mode;
 
 fn run(w: &mut Worker, src: &str, mode: Mode) -> Outcome {
     w.run_in(src, "prog.py", mode).expect("compiles")

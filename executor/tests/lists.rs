@@ -5,8 +5,8 @@
 //! refused, never lowered: the original changes it, the graph would not.
 //! Programs are in their converted form (`stagecheck convert`).
 
-use stagecheck_executor::tensors::Mode;
 use stagecheck_executor::{Config, Outcome, Terminal, Worker};
+use stagecheck_staging::tensors::Mode;
 
 fn run(src: &str, mode: Mode) -> Outcome {
     Worker::new(Config::default()).run_in(src, "prog.py", mode).expect("compiles")

@@ -1,7 +1,8 @@
 //! The `stagecheck` runtime as programs see it: imports, a few operators,
 //! errors reported at the program's line, and isolation between runs.
 
-use stagecheck_executor::{runtime, Config, Outcome, Terminal, Worker};
+use stagecheck_executor::{Config, Outcome, Terminal, Worker};
+use stagecheck_staging::runtime;
 
 fn run(src: &str) -> Outcome {
     Worker::new(Config::default()).run(src, "prog.py").expect("compiles")

@@ -1,7 +1,7 @@
 //! stagecheck-graph: tensors, the kernels of the `sc.` tensor API, a graph IR
 //! and its CPU executor. It knows nothing of Python, so kernels, IR and
 //! executor build and test in seconds without RustPython; the executor
-//! crate binds them to Python (`executor/src/tensors/`).
+//! crate binds them to Python (`staging/src/tensors/`).
 //!
 //! The oracle compares eager and staged runs bit for bit, so both paths call
 //! the same kernel, [`eval`]: eager execution calls it op by op, the graph

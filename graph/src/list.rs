@@ -35,7 +35,7 @@
 //! on the real tensors at execution, and a length the op cannot take raises
 //! there the error eager execution raises (both run `eval`). Python never
 //! sees a [`DYN`] dimension: `t.shape` of such a symbolic tensor is a
-//! StagingError (`executor/src/tensors/module.rs`).
+//! StagingError (`staging/src/tensors/module.rs`).
 
 use crate::dtype::DType;
 use crate::error::{ErrorKind, OpError};

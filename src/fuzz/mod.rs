@@ -18,7 +18,7 @@
 //! reduces the findings left without `reduced.py` (a run killed
 //! mid-reduction). `tests/kill.rs` kills a run with SIGKILL after its first
 //! announcement and checks both. Planted bugs (feature `planted-bugs`,
-//! `STAGECHECK_PLANT`: `executor/src/planted.rs`, `transformer/src/planted.rs`,
+//! `STAGECHECK_PLANT`: `staging/src/planted.rs`, `executor/src/planted.rs`, `transformer/src/planted.rs`,
 //! `gpu/src/planted.rs`) prove the loop finds what it should
 //! (`tests/planted.rs`).
 

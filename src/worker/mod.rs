@@ -36,7 +36,8 @@ pub mod process;
 pub mod protocol;
 pub mod serve;
 
-use crate::executor::{self, tensors, Config, Outcome, Phases, SyntaxError};
+use crate::executor::{self, Config, Outcome, Phases, SyntaxError};
+use crate::staging::tensors;
 use std::path::PathBuf;
 
 /// Set by the `stagecheck` binary's `main`: this process can serve as a

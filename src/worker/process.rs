@@ -20,8 +20,9 @@
 
 use super::confine::{Confinement, CPU_RECYCLE};
 use super::protocol::{encode, frame_len, Reply, Request};
-use crate::executor::{tensors, worker::GRACE, Config, Limit, Outcome, Phases, SyntaxError, Terminal};
+use crate::executor::{worker::GRACE, Config, Limit, Outcome, Phases, SyntaxError, Terminal};
 use crate::jail::pipes::{Drain, Keep};
+use crate::staging::tensors;
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;

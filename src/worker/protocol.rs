@@ -9,7 +9,8 @@
 //! message, a stack overflow), which the parent keeps for the crash report.
 
 use super::confine::Confinement;
-use crate::executor::{tensors, Config, Outcome, Phases, SyntaxError};
+use crate::executor::{Config, Outcome, Phases, SyntaxError};
+use crate::staging::tensors;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::io::{self, Read, Write};
 

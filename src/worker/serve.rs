@@ -8,7 +8,8 @@
 //! (the Vulkan loader and drivers read files that no run may read).
 
 use super::protocol::{read_frame, write_frame, Reply, Request};
-use crate::executor::{tensors, worker::STACK_SIZE, Executor};
+use crate::executor::{worker::STACK_SIZE, Executor};
+use crate::staging::tensors;
 use std::io::{self, BufReader, BufWriter};
 use std::time::Instant;
 

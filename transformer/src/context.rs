@@ -6,7 +6,7 @@ use ruff_python_ast::Expr;
 use ruff_text_size::TextRange;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-/// Every name of the runtime module (`stagecheck.ag`, executor/runtime/)
+/// Every name of the runtime module (`stagecheck.ag`, staging/runtime/)
 /// that converted code reads as `ag__.<name>`: [`FunctionContext::op`]
 /// emits no other, and tests/operators.rs finds each in the runtime.
 pub const OPERATORS: &[&str] = &[

@@ -6,7 +6,7 @@
 //! converted by the passes of [`passes`], in their fixed order; module-level
 //! statements stay as written. The converted module starts with
 //! `__import__('stagecheck').ag.bind('ag__')`, which makes the runtime
-//! operators (`executor/runtime/stagecheck/ag/`, one per converter) the
+//! operators (`staging/runtime/stagecheck/ag/`, one per converter) the
 //! builtin `ag__`: converted code finds them with no name the program can
 //! see in `globals()`, `dir()`, `vars()` or `locals()`. What cannot be
 //! converted faithfully is refused with a [`ConversionError`]; the

@@ -3,7 +3,7 @@
 //! and out ([`values`]), and the tracer that records staged functions into
 //! graph functions ([`trace`]), the trace cache's key ([`call_key`]) and
 //! guards ([`guards`]). The Python side is
-//! `executor/runtime/stagecheck/{tensor,staging}.py`.
+//! `staging/runtime/stagecheck/{tensor,staging}.py`.
 //!
 //! The mode a run is in (original, unstaged, staged) is set per run on the
 //! worker's thread ([`set_mode`]); `sc.function` asks it. The tracer's state
@@ -252,12 +252,12 @@ pub fn set_deadline(deadline: std::time::Instant) {
 
 /// Ends the run from inside graph execution the way the watchdog ends it
 /// from inside the VM, when past its deadline or twice its memory budget.
-pub(crate) fn limit_reached() -> Option<crate::Limit> {
-    if crate::alloc::Budget::over_hard() {
-        return Some(crate::Limit::Memory);
+pub(crate) fn limit_reached() -> Option<crate::host::Stop> {
+    if crate::host::over_memory() {
+        return Some(crate::host::Stop::Memory);
     }
     let deadline = DEADLINE.with(Cell::get)?;
-    (std::time::Instant::now() >= deadline).then_some(crate::Limit::Time)
+    (std::time::Instant::now() >= deadline).then_some(crate::host::Stop::Time)
 }
 
 /// The S-expressions of every function the last run traced on this thread.
@@ -299,7 +299,7 @@ thread_local! {
 
 /// Takes the runtime's classes from the freshly installed runtime modules.
 pub(crate) fn remember_runtime(vm: &VirtualMachine) {
-    let modules = crate::sandbox::sys_modules(vm).expect("sys.modules is a dict");
+    let modules = crate::host::sys_modules(vm).expect("sys.modules is a dict");
     let attr = |module: &str, name: &'static str| -> PyObjectRef {
         let module = modules.get_item_opt(module, vm).ok().flatten().unwrap_or_else(|| panic!("{module} is installed"));
         module.get_attr(name, vm).unwrap_or_else(|_| panic!("{name} is defined"))
@@ -329,17 +329,26 @@ pub(crate) fn remember_runtime(vm: &VirtualMachine) {
     RUNTIME.with(|r| *r.borrow_mut() = Some(classes));
 }
 
-/// The runtime's own objects as comparable values: an `sc.Tensor` by
-/// dtype, shape and elements (an `sc.Variable` as its value's, read through
-/// its slot: a staged run that assigned it wrongly differs); an
-/// `sc.function` as the function it wraps
-/// (its trace cache differs between modes by design). `None` for any other
+/// One of the runtime's own objects, as a run's values are compared:
+/// what [`seen`] finds.
+pub enum Seen {
+    /// An `sc.function`, as the function it wraps (its trace cache differs
+    /// between modes by design): that function's `__qualname__`, or `None`
+    /// when it wraps a callable object.
+    Function(Option<PyObjectRef>),
+    /// An eager `sc.Tensor` (an `sc.Variable` as its value's, read through
+    /// its slot: a staged run that assigned it wrongly differs).
+    Tensor(stagecheck_graph::Tensor),
+    /// A symbolic tensor of a trace in progress, described.
+    Symbolic(String),
+}
+
+/// `obj` as one of the runtime's own objects, or `None` for any other
 /// object (a program's class named `Tensor` in a module it calls
 /// `stagecheck.tensor` included). Runs no user code: classes compared by
 /// identity, the tensor's slot read through the descriptor taken at
 /// install, the wrapped function read from the instance's own dict.
-pub fn render(obj: &PyObject, vm: &VirtualMachine) -> Option<crate::Value> {
-    use crate::Value;
+pub fn seen(obj: &PyObject, vm: &VirtualMachine) -> Option<Seen> {
     let class = obj.class().as_object().to_owned();
     let (is_function, is_tensor, handle, variable_value) = RUNTIME.with(|r| {
         let r = r.borrow();
@@ -349,15 +358,14 @@ pub fn render(obj: &PyObject, vm: &VirtualMachine) -> Option<crate::Value> {
     })?;
     if let Some(slot) = variable_value {
         let value = vm.call_method(&slot, "__get__", (obj.to_owned(), class)).ok()?;
-        return render(&value, vm);
+        return seen(&value, vm);
     }
     if is_function {
         let wrapped = obj.dict()?.get_item_opt("python_function", vm).ok().flatten()?;
         if !wrapped.class().is(vm.ctx.types.function_type) {
-            return Some(Value::Opaque { type_name: "sc.function of a callable object".into() });
+            return Some(Seen::Function(None));
         }
-        let qualname = wrapped.get_attr("__qualname__", vm).ok()?;
-        return Some(Value::Function { qualname: crate::render::str_of(&qualname) });
+        return Some(Seen::Function(Some(wrapped.get_attr("__qualname__", vm).ok()?)));
     }
     if !is_tensor {
         return None;
@@ -365,48 +373,9 @@ pub fn render(obj: &PyObject, vm: &VirtualMachine) -> Option<crate::Value> {
     let handle = vm.call_method(&handle, "__get__", (obj.to_owned(), class)).ok()?;
     let handle = handle.downcast_ref::<module::_stagecheck_tensor::Handle>()?;
     Some(match &handle.input {
-        trace::Input::Eager(t) => Value::Tensor {
-            dtype: t.dtype().name().to_string(),
-            shape: t.shape().to_vec(),
-            values: Box::new(match t.len() {
-                n if n <= MAX_ELEMENTS_RENDERED => element_values(&t.to_value()),
-                _ => first_elements(t),
-            }),
-        },
-        trace::Input::Symbolic(s) => Value::Opaque { type_name: format!("symbolic tensor {} {:?}", s.dtype, s.shape) },
+        trace::Input::Eager(t) => Seen::Tensor(t.clone()),
+        trace::Input::Symbolic(s) => Seen::Symbolic(format!("symbolic tensor {} {:?}", s.dtype, s.shape)),
     })
-}
-
-/// Elements of a tensor rendered whole, nested as its shape; of a bigger
-/// one, the first ones flat in row-major order, then `Truncated` (a
-/// rendered value is bounded in bytes, [`crate::bounds`]: a 10**7-element
-/// tensor was 10**7 values, hundreds of MB of JSON). What is cut is not
-/// compared.
-pub const MAX_ELEMENTS_RENDERED: usize = 4096;
-
-fn first_elements(t: &stagecheck_graph::Tensor) -> crate::Value {
-    use stagecheck_graph::{Data, Scalar};
-    const N: usize = MAX_ELEMENTS_RENDERED;
-    let scalars: Vec<Scalar> = match t.data() {
-        Data::Bool(a) => a.iter().take(N).map(|&v| Scalar::Bool(v)).collect(),
-        Data::I32(a) => a.iter().take(N).map(|&v| Scalar::I32(v)).collect(),
-        Data::I64(a) => a.iter().take(N).map(|&v| Scalar::I64(v)).collect(),
-        Data::F32(a) => a.iter().take(N).map(|&v| Scalar::F32(v)).collect(),
-        Data::F64(a) => a.iter().take(N).map(|&v| Scalar::F64(v)).collect(),
-    };
-    let mut values: Vec<crate::Value> = scalars.into_iter().map(|s| element_values(&s.to_value())).collect();
-    values.push(crate::Value::Truncated);
-    crate::Value::List(values)
-}
-
-fn element_values(v: &stagecheck_graph::Value) -> crate::Value {
-    use stagecheck_graph::Value as G;
-    match v {
-        G::Bool(b) => crate::Value::Bool(*b),
-        G::Int(i) => crate::Value::Int(i.to_string()),
-        G::Float(f) => crate::Value::Float(f.to_bits()),
-        G::List(items) => crate::Value::List(items.iter().map(element_values).collect()),
-    }
 }
 
 /// The line of the innermost frame of user code, inside a trace in

@@ -39,7 +39,7 @@ class Undefined:
 # through `thunk`, raising UnboundLocalError (with `_UNBOUND`'s message)
 # where the thunk's read raised NameError; a value `Undefined` goes to the
 # staged implementation 'undefined_read'. Native: converted code calls it
-# at every such read (executor/src/operators/variables.rs).
+# at every such read (staging/src/operators/variables.rs).
 from _stagecheck_ag import ld  # noqa: E402 - documented where it is defined, among the Python ones
 
 

@@ -1,6 +1,6 @@
 """Mirrors the `logical_expressions` converter: and, or, not, chained comparisons.
 
-The operators are native (`_stagecheck_ag`, executor/src/operators/logical.rs).
+The operators are native (`_stagecheck_ag`, staging/src/operators/logical.rs).
 `and_(first, *thunks, test=False)` and `or_(first, *thunks, test=False)`
 take the first operand as a value (Python always evaluates it) and the
 others as functions, evaluated lazily, left to right, each at most once,

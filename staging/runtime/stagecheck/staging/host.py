@@ -1,5 +1,5 @@
 """Host nodes: Python run at every execution of a graph, in node order
-(graph `Node::Host`; executor/src/tensors/mod.rs `host_call`). What
+(graph `Node::Host`; staging/src/tensors/mod.rs `host_call`). What
 staging's side effects become: `print` and `sc.print` (printing.py), reads
 and assignments of an `sc.Variable` (tensor.py), `sc.py_function`."""
 

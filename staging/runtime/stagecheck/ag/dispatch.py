@@ -1,6 +1,6 @@
 """Which values are staged, and which implementation handles them.
 
-Every operator (native: executor/src/operators/) first tests whether the
+Every operator (native: staging/src/operators/) first tests whether the
 value its decision depends on (a condition, an iterable, a target) is an
 instance of one of `staged_types`, by its class alone, reading this
 module's globals at every call. Nothing is staged until the staging

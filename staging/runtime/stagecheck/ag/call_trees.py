@@ -10,7 +10,7 @@ Python's own errors.
 
 from _stagecheck_ag import converted_call
 
-# Read by the native `converted_call` (executor/src/operators/expressions.rs)
+# Read by the native `converted_call` (staging/src/operators/expressions.rs)
 # at every call, as is `dispatch.call_check`: the callee first goes to
 # `call_check` when it is set; only builtin functions and plain classes are
 # looked up here (their hashes are identities, so no user code runs).

@@ -51,7 +51,7 @@ fn raised(site: u32, vm: &VirtualMachine) -> Option<rustpython_vm::builtins::PyB
 }
 
 #[rustpython_vm::pymodule]
-pub(crate) mod _stagecheck_tensor {
+pub mod _stagecheck_tensor {
     use super::*;
     use rustpython_vm::builtins::{PyBaseExceptionRef, PyListRef, PyStrRef, PyTypeRef};
     use rustpython_vm::builtins::{PyDict, PyTuple};
@@ -573,9 +573,8 @@ pub(crate) mod _stagecheck_tensor {
             match result {
                 Ok(outs) => Ok(outs.into_iter().map(Input::Eager).collect()),
                 Err(e) if e.kind == ErrorKind::Interrupted => {
-                    let limit = super::super::limit_reached().unwrap_or(crate::Limit::Time);
                     // As the watchdog does: no `except` or `finally` may catch it.
-                    std::panic::panic_any(crate::watchdog::LimitPanic(limit))
+                    crate::host::stop(super::super::limit_reached().unwrap_or(crate::host::Stop::Time))
                 }
                 Err(e) => Err(op_error(e, vm)),
             }

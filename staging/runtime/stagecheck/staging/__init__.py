@@ -4,14 +4,14 @@ implementations of the control-flow operators build cond and while nodes.
 In the original and unstaged modes `sc.function` is the identity. In the
 staged mode a call looks up its trace cache, keyed by its arguments (the
 dtypes and shapes of its tensors, the values of its scalars, the identity
-of anything else: executor/src/tensors/call_key.rs), and reuses the first
+of anything else: staging/src/tensors/call_key.rs), and reuses the first
 trace of the key whose guards hold (every Python value the trace could
 have read is unchanged: guards.rs, `guards._Guards`); otherwise it traces:
 tensor arguments become placeholders, the tensors it reaches at globals
 and closure cells become placeholders too (read again at every call, so
 rebinding them is seen), and Python control flow runs now, leaving no node
 (seed 000 fig. 1b). The graph then runs on the executor
-(executor/src/tensors/, graph/). A call made while tracing another function
+(staging/src/tensors/, graph/). A call made while tracing another function
 becomes a call node (composition; recursion on a staged condition).
 
 What cannot be staged faithfully raises StagingError: a variable bound in

@@ -1,7 +1,7 @@
 """Tensors as programs see them: `sc.constant`, `sc.matmul`, `t + 1`, ...
 
 A `Tensor` holds a handle of the native module `_stagecheck_tensor`
-(executor/src/tensors/): an eager value (ndarray, computed at once by the
+(staging/src/tensors/): an eager value (ndarray, computed at once by the
 graph crate's kernels) or, while a function is being traced, a symbolic
 value of the graph under construction. Every operation goes through
 `_apply(op, attrs, inputs)`, which computes eager inputs now and records a

@@ -1,5 +1,5 @@
 //! The pure-Python runtime that converted programs import (`import stagecheck
-//! as sc`, `from stagecheck import ag as ag__`), sources in `executor/runtime/`.
+//! as sc`, `from stagecheck import ag as ag__`), sources in `staging/runtime/`.
 //!
 //! The sources are compiled into the binary ([`MODULES`]) and executed once
 //! per interpreter, when the sandbox is built: all module objects first
@@ -10,7 +10,7 @@
 //! [`FILE_PREFIX`], a path no program has, so an error raised inside an
 //! operator is reported at the program's line that called it.
 //!
-//! The converter's operators are `executor/runtime/stagecheck/ag/`, one
+//! The converter's operators are `staging/runtime/stagecheck/ag/`, one
 //! module per converter pass; each dispatches on `isinstance(value,
 //! dispatch.staged_types)`, so staging (`staging/`) registers its types
 //! and implementations there without touching the converter.
@@ -28,12 +28,12 @@ use std::sync::OnceLock;
 pub const PACKAGE: &str = "stagecheck";
 
 /// Prefix of the file names runtime code is compiled under; the rest is the
-/// source's path under `executor/runtime/`.
+/// source's path under `staging/runtime/`.
 pub const FILE_PREFIX: &str = "<runtime>/";
 
 /// Every module of the runtime, as (dotted name, source), in execution order:
 /// a module comes after the modules it imports. A test fails when a `.py`
-/// file under `executor/runtime/` is missing here.
+/// file under `staging/runtime/` is missing here.
 pub const MODULES: &[(&str, &str)] = &[
     ("stagecheck.ag.dispatch", include_str!("../runtime/stagecheck/ag/dispatch.py")),
     ("stagecheck.ag.variables", include_str!("../runtime/stagecheck/ag/variables.py")),
@@ -71,7 +71,7 @@ pub fn is_package(name: &str) -> bool {
     MODULES.iter().any(|(m, _)| m.strip_prefix(name).is_some_and(|rest| rest.starts_with('.')))
 }
 
-/// The source's path under `executor/runtime/`: `stagecheck/ag/__init__.py`.
+/// The source's path under `staging/runtime/`: `stagecheck/ag/__init__.py`.
 pub fn relative_path(name: &str) -> String {
     let path = name.replace('.', "/");
     if is_package(name) {
@@ -94,8 +94,8 @@ pub fn owns(name: &str) -> bool {
 /// Creates and executes every runtime module in `vm`. Runs after the sandbox
 /// importer is installed: the runtime's own imports go through it. A module
 /// that fails is a bug of the runtime: panics with its Python traceback.
-pub(crate) fn install(vm: &VirtualMachine) {
-    let modules = crate::sandbox::sys_modules(vm).expect("sys.modules is a dict");
+pub fn install(vm: &VirtualMachine) {
+    let modules = crate::host::sys_modules(vm).expect("sys.modules is a dict");
     let mut dicts = Vec::with_capacity(MODULES.len());
     for (name, _) in MODULES {
         let dict = vm.ctx.new_dict();
@@ -155,9 +155,9 @@ fn set(vm: &VirtualMachine, dict: &PyDictRef, key: &str, value: PyObjectRef) {
 /// `__import__` of a runtime module, with the standard semantics: an empty
 /// `fromlist` gives the top-level package (`import stagecheck.ag` binds
 /// `stagecheck`), a non-empty one the named module itself.
-pub(crate) fn import(vm: &VirtualMachine, name: &str, fromlist: Option<PyObjectRef>) -> PyResult {
+pub fn import(vm: &VirtualMachine, name: &str, fromlist: Option<PyObjectRef>) -> PyResult {
     let lookup = |name: &str| {
-        crate::sandbox::sys_modules(vm).and_then(|modules| modules.get_item_opt(name, vm).ok().flatten()).ok_or_else(|| {
+        crate::host::sys_modules(vm).and_then(|modules| modules.get_item_opt(name, vm).ok().flatten()).ok_or_else(|| {
             let exc = vm.new_exception_msg(vm.ctx.exceptions.module_not_found_error.to_owned(), format!("No module named '{name}'").into());
             let _ = exc.as_object().set_attr("name", vm.ctx.new_str(name), vm);
             exc
@@ -201,7 +201,7 @@ mod tests {
         assert!(!files.is_empty(), "no runtime sources under {}", root.display());
         let table: Vec<String> = MODULES.iter().map(|(name, _)| relative_path(name)).collect();
         for file in &files {
-            assert!(table.contains(file), "executor/runtime/{file} is not in runtime::MODULES");
+            assert!(table.contains(file), "staging/runtime/{file} is not in runtime::MODULES");
         }
         for (name, source) in MODULES {
             let on_disk = std::fs::read_to_string(root.join(relative_path(name))).unwrap_or_else(|e| panic!("{name}: {e}"));

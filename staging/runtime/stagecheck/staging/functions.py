@@ -1,5 +1,5 @@
 """`sc.function` (`tf.function`): the staged call, its trace cache (keyed by
-executor/src/tensors/call_key.rs, guarded by guards.py) and the trace."""
+staging/src/tensors/call_key.rs, guarded by guards.py) and the trace."""
 
 import _stagecheck_tensor as _n
 from stagecheck import tensor as _t
@@ -49,7 +49,7 @@ class Function:
             return self.python_function(*args, **kwargs)
         if _t._tape_hook is not None:  # a tape records (gradients/): an attribute test, no call
             return self._taped_call(args, kwargs)
-        # The common call, natively (executor/src/tensors/call_key.rs): here,
+        # The common call, natively (staging/src/tensors/call_key.rs): here,
         # not in _staged_call, to spare every call a Python frame.
         hit, value = _n.staged_call(self._native, args, kwargs)
         if hit:

@@ -84,7 +84,7 @@ thread_local! {
 
 /// Remembers the runtime's module dicts (after the runtime is installed).
 pub(crate) fn remember_runtime(vm: &VirtualMachine) {
-    let modules = crate::sandbox::sys_modules(vm).expect("sys.modules is a dict");
+    let modules = crate::host::sys_modules(vm).expect("sys.modules is a dict");
     let dict = |name: &str| -> PyDictRef {
         let module = modules.get_item_opt(name, vm).ok().flatten().unwrap_or_else(|| panic!("{name} is installed"));
         module.dict().unwrap_or_else(|| panic!("{name} has a dict"))
@@ -171,7 +171,7 @@ const OPERATORS: &[(&str, Operator)] = &[
 ];
 
 #[rustpython_vm::pymodule]
-pub(crate) mod _stagecheck_ag {
+pub mod _stagecheck_ag {
     use rustpython_vm::builtins::PyModule;
     use rustpython_vm::{AsObject, Py, PyResult, VirtualMachine};
 

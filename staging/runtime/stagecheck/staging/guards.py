@@ -1,4 +1,4 @@
-"""Trace guards (executor/src/tensors/guards.rs says what and why): the walk
+"""Trace guards (staging/src/tensors/guards.rs says what and why): the walk
 over everything a trace can read by name, as specs for the native guards."""
 
 import _stagecheck_tensor as _n

@@ -1,6 +1,6 @@
 """Mirrors the `control_flow` converter: if, while and for statements.
 
-The operators are native (`_stagecheck_ag`, executor/src/operators/
+The operators are native (`_stagecheck_ag`, staging/src/operators/
 control_flow.rs): converted code calls one for every statement it runs.
 
 - `if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts)`
