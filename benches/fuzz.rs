@@ -15,7 +15,7 @@
 use stagecheck::executor::{Config, Phases};
 use stagecheck::fuzz::case::Case;
 use stagecheck::modes::{run_converted_after, Mode, ModeRun};
-use stagecheck::oracle::verdict;
+use stagecheck::oracles::convergence::verdict;
 use stagecheck::staging::tensors::Mode as TMode;
 use stagecheck::worker::Worker;
 use stagecheck_generator::Family;

@@ -3,7 +3,7 @@
 use crate::executor::Outcome;
 use crate::input::InputError;
 use crate::modes::{run_converted_after, Mode, ModeRun};
-use crate::oracle::{verdict, Verdict};
+use crate::oracles::convergence::{verdict, Verdict};
 use crate::worker::Worker;
 use serde::Serialize;
 use stagecheck_transformer::convert;

@@ -26,7 +26,7 @@ pub mod add;
 
 use crate::check::{check, CheckReport};
 use crate::modes::Mode;
-use crate::oracle::Verdict;
+use crate::oracles::convergence::Verdict;
 use crate::worker::Worker;
 use std::path::{Path, PathBuf};
 

@@ -2,8 +2,8 @@
 //!
 //! The root crate holds what sits above the executor: reading programs
 //! ([`input`]), the worker processes programs run in ([`worker`]), the modes
-//! ([`modes`]) and one program's check ([`check`]), the oracle ([`oracle`],
-//! [`close`], [`refusals`]; [`cpython`] against the host's CPython), the fuzz
+//! ([`modes`]) and one program's check ([`check`]), the oracles ([`oracles`]:
+//! the modes' convergence, CPython, the gradient check, target kinds), the fuzz
 //! loop and its reports ([`fuzz`], [`html`]), the reducer ([`reduce`]) and
 //! the regression corpus ([`corpus`]); commands it prints for a shell are
 //! quoted by [`shell`], text it writes into Markdown escaped by
@@ -13,20 +13,16 @@
 
 pub mod abbreviate;
 pub mod check;
-pub mod close;
 pub mod corpus;
-pub mod cpython;
 pub mod fuzz;
-pub mod gradcheck;
 pub mod html;
 pub mod input;
 pub mod jail;
 pub mod markdown;
 pub mod modes;
-pub mod oracle;
+pub mod oracles;
 pub mod planted;
 pub mod reduce;
-pub mod refusals;
 pub mod shell;
 pub mod targets;
 pub mod worker;

@@ -93,7 +93,7 @@ enum Command {
         #[arg(long, value_name = "TARGET")]
         target: Option<String>,
         /// Also compare every gradient the program takes (sc.GradientTape, eagerly)
-        /// with float64 central differences (src/gradcheck.rs); a miss exits 1.
+        /// with float64 central differences (src/oracles/gradcheck/mod.rs); a miss exits 1.
         #[arg(long)]
         gradcheck: bool,
     },

@@ -19,7 +19,7 @@
 //! `Conversion::runtime_name`, not a global of the program). A staged run ended
 //! by the runtime's own `StagingError` (the class, `Terminal::Raised.refusal`,
 //! never the name) is a refusal with construct `staging`; the oracle makes
-//! any refusal not listed in [`crate::refusals`] a finding. Without a Vulkan
+//! any refusal not listed in [`crate::oracles::refusals`] a finding. Without a Vulkan
 //! adapter, asking for `staged-gpu` is a usage error naming why
 //! ([`available`]).
 
@@ -188,7 +188,7 @@ pub fn run_converted(worker: &mut Worker, conversion: &Conversion, path: &str, m
 /// A converted run's outcome, lines mapped, as `mode`'s run.
 fn finish(outcome: Outcome, mode: Mode) -> ModeRun {
     // Staging declined explicitly (the runtime's StagingError class):
-    // a refusal, a finding unless intended (crate::refusals).
+    // a refusal, a finding unless intended (crate::oracles::refusals).
     if let Terminal::Raised { message, line, refusal: true, .. } = &outcome.terminal {
         if mode.tensor_mode().is_staged() {
             let error = RefusalInfo { line: line.unwrap_or(0), construct: "staging".into(), reason: message.clone() };

@@ -154,8 +154,8 @@ fn an_unknown_oracle_is_a_usage_error() {
 
 #[test]
 fn the_normalisation_table_rewrites_only_its_pattern() {
-    use stagecheck::cpython::normalise;
     use stagecheck::executor::{Outcome, Terminal, Value};
+    use stagecheck::oracles::cpython::normalise;
     let rust = "local variable 'x_1' referenced before assignment";
     let outcome = Outcome {
         terminal: Terminal::Raised {
@@ -193,8 +193,8 @@ fn the_normalisation_table_rewrites_only_its_pattern() {
 /// same characters in another order (an anagram) is a real difference.
 #[test]
 fn set_order_is_known_but_reordered_output_is_a_difference() {
-    use stagecheck::cpython::{compare, CpythonRun, CpythonVerdict};
     use stagecheck::executor::{Outcome, Terminal};
+    use stagecheck::oracles::cpython::{compare, CpythonRun, CpythonVerdict};
     let outcome = |stdout: &str| Outcome {
         terminal: Terminal::Completed,
         stdout: stdout.into(),
@@ -219,7 +219,7 @@ fn set_order_is_known_but_reordered_output_is_a_difference() {
 }
 
 /// The wrapper's importer is Python code, so a program reaches the real
-/// `os` through its globals; the OS (Landlock, src/cpython/confine.rs) still
+/// `os` through its globals; the OS (Landlock, src/oracles/cpython/confine.rs) still
 /// stops it from running a command, reading a host file or writing one.
 #[test]
 fn the_cpython_oracle_runs_confined() {

@@ -13,8 +13,8 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use proptest::prelude::*;
-use stagecheck::cpython::{CpythonRun, Python};
 use stagecheck::executor::{Config, Terminal};
+use stagecheck::oracles::cpython::{CpythonRun, Python};
 use stagecheck::worker::Worker;
 use stagecheck_generator::{generate, Config as GenConfig, Family};
 

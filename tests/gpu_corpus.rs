@@ -1,6 +1,6 @@
 //! Every staged program of the corpus, checked with its graphs on GPU
 //! kernels (`staged-gpu` in place of `staged`): the verdict its header
-//! expects, floats within the ops' tolerance (src/close.rs). Runs on any
+//! expects, floats within the ops' tolerance (src/oracles/close.rs). Runs on any
 //! Vulkan adapter (Mesa's lavapipe here; scripts/deps installs it); skips,
 //! saying so, only where there is none.
 

@@ -65,7 +65,7 @@ fn gradcheck_passes_on_the_hand_program_and_the_corpus() {
     }
 }
 
-/// The fuzz loop's gradient oracle (`stagecheck::fuzz::gradcheck`): a
+/// The fuzz loop's gradient oracle (`stagecheck::oracles::gradcheck::fuzz`): a
 /// program whose tanh rule is swapped for the planted slip's (`1 - y`, by
 /// the program itself: the runtime looks rules up by name) agrees in every
 /// mode, and only the finite differences see it; the same program with the
@@ -85,8 +85,9 @@ fn the_fuzz_gradient_oracle_finds_a_wrong_rule_the_modes_cannot() {
         program: Program { source, constructs: vec!["tape_gradient"], family: Family::Tensor },
     };
     let mut worker = Worker::new(stagecheck::executor::Config::default());
-    assert!(stagecheck::fuzz::gradcheck::check_case(&mut worker, &case(body.clone())).is_none());
-    let (signature, report) = stagecheck::fuzz::gradcheck::check_case(&mut worker, &case(format!("{slip}{body}"))).expect("a finding");
+    assert!(stagecheck::oracles::gradcheck::fuzz::check_case(&mut worker, &case(body.clone())).is_none());
+    let (signature, report) =
+        stagecheck::oracles::gradcheck::fuzz::check_case(&mut worker, &case(format!("{slip}{body}"))).expect("a finding");
     assert_eq!((signature.kind.as_str(), signature.mode.as_str()), ("gradient", "gradcheck"));
     assert_eq!(report.failed, report.lines.len(), "{:?}", report.lines);
     // The modes alone agree on the slipped program.
@@ -119,13 +120,13 @@ fn a_gradient_check_does_not_reach_the_next_run_on_its_worker() {
     use stagecheck::worker::Worker;
     let program = std::fs::read_to_string(HAND).unwrap();
     let mut worker = Worker::new(stagecheck::executor::Config::default());
-    let checked = stagecheck::gradcheck::gradcheck(&mut worker, &program, "hand.py").unwrap();
+    let checked = stagecheck::oracles::gradcheck::gradcheck(&mut worker, &program, "hand.py").unwrap();
     assert!(!checked.lines.is_empty(), "the checked run prints its lines");
     for _ in 0..2 {
         let plain = worker.run(&program, "hand.py").unwrap();
         assert!(!plain.stdout.contains("@@gradcheck"), "{}", plain.stdout);
     }
-    let again = stagecheck::gradcheck::gradcheck(&mut worker, &program, "hand.py").unwrap();
+    let again = stagecheck::oracles::gradcheck::gradcheck(&mut worker, &program, "hand.py").unwrap();
     assert_eq!(again.lines, checked.lines, "a second check numbers its gradients from 1 again");
 }
 
@@ -169,7 +170,7 @@ b()
 b()
 ";
     let mut worker = Worker::new(stagecheck::executor::Config::default());
-    let checked = stagecheck::gradcheck::gradcheck(&mut worker, program, "nan_loss.py").unwrap();
+    let checked = stagecheck::oracles::gradcheck::gradcheck(&mut worker, program, "nan_loss.py").unwrap();
     assert!(checked.lines.len() >= 2, "gradients were taken: {:?}", checked.lines);
     assert_eq!(checked.failed, 0, "{:?}", checked.lines);
 }

@@ -14,10 +14,10 @@
 mod common;
 
 use stagecheck::check::check;
-use stagecheck::cpython::{CpythonRun, Python};
 use stagecheck::executor::{Config, Outcome, Terminal};
 use stagecheck::modes::{Mode, ModeRun};
-use stagecheck::oracle::Verdict;
+use stagecheck::oracles::convergence::Verdict;
+use stagecheck::oracles::cpython::{CpythonRun, Python};
 use stagecheck::targets::Target;
 use stagecheck::worker::Worker;
 use std::os::unix::net::{UnixDatagram, UnixListener};

@@ -8,7 +8,7 @@
 use stagecheck::check::check;
 use stagecheck::executor::Config;
 use stagecheck::modes::Mode;
-use stagecheck::oracle::Verdict;
+use stagecheck::oracles::convergence::Verdict;
 use stagecheck::worker::Worker;
 
 /// One of each class: lone and paired surrogates, `\x`, `\u`, `\U`, `\N`,

@@ -14,7 +14,7 @@
 //!   through the same kernels).
 //!
 //! A refusal fails the check too, though the oracle counts a refusal on the
-//! intended list (`src/refusals.rs`) as no finding: the generator writes only
+//! intended list (`src/oracles/refusals.rs`) as no finding: the generator writes only
 //! programs that stage (refusal rate 0.0% at every seed; the last 1.9% of
 //! tensor programs refused were removed as a generator bug, 380e7cf), so a
 //! program refused under a mutant is one the mutated converter no longer

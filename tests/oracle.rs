@@ -1,4 +1,4 @@
-//! The oracle's own tests (src/oracle.rs): for each mode that is compared
+//! The oracle's own tests (src/oracles/convergence.rs): for each mode that is compared
 //! with the original (unstaged, staged, staged-gpu) and each kind of
 //! difference, runs that differ only there, and the verdict that must come
 //! out; and what must not count as a difference. Outcomes are built here,
@@ -6,7 +6,7 @@
 
 use stagecheck::executor::{Limit, Outcome, Terminal, Value};
 use stagecheck::modes::{Mode, ModeRun, RefusalInfo};
-use stagecheck::oracle::{planned, verdict, Difference, Verdict};
+use stagecheck::oracles::convergence::{planned, verdict, Difference, Verdict};
 use stagecheck_gpu::Tolerance;
 
 const COMPARED: [Mode; 3] = [Mode::Unstaged, Mode::Staged, Mode::StagedGpu];
@@ -109,7 +109,7 @@ fn mutations() -> Vec<(&'static str, &'static str, Box<dyn Fn(&mut Outcome)>)> {
         (
             "shared state leaked past the restore",
             "leak",
-            Box::new(|o: &mut Outcome| o.leaks.push("stagecheck.gradients._GRADCHECK rebound".into())),
+            Box::new(|o: &mut Outcome| o.leaks.push("stagecheck.gradients.check._GRADCHECK rebound".into())),
         ),
     ]
 }

@@ -367,7 +367,7 @@ fn a_dying_worker_is_a_finding_and_the_run_goes_on() {
 }
 
 /// A gradient program under `check --gradcheck`: the check's prelude rebinds
-/// `stagecheck.gradients._GRADCHECK`, which the restore must undo. With
+/// `stagecheck.gradients.check._GRADCHECK`, which the restore must undo. With
 /// `restore_compares_keys_only` planted it does not, and the leak check
 /// names it at that run (exit 1, kind `leak`), on a fresh worker; without
 /// the plant the same program checks clean.
@@ -392,7 +392,7 @@ fn the_leak_check_names_what_a_restore_slip_leaked() {
     let (code, doc) = check(Some("restore_compares_keys_only"));
     assert_eq!(code, Some(1), "{doc}");
     let leaks = doc["gradcheck"]["leaks"].as_array().cloned().unwrap_or_default();
-    assert!(leaks.iter().any(|l| l == "stagecheck.gradients._GRADCHECK rebound"), "{doc}");
+    assert!(leaks.iter().any(|l| l == "stagecheck.gradients.check._GRADCHECK rebound"), "{doc}");
 }
 
 /// `--reduce-time 0` saves findings as found, without `reduced.py`.

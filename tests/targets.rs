@@ -13,7 +13,7 @@ mod common;
 use stagecheck::check::check;
 use stagecheck::executor::{Config, Limit, Terminal};
 use stagecheck::modes::{Mode, ModeRun};
-use stagecheck::oracle::{Difference, Verdict};
+use stagecheck::oracles::convergence::{Difference, Verdict};
 use stagecheck::targets::Target;
 use stagecheck::worker::Worker;
 use std::path::{Path, PathBuf};
@@ -323,7 +323,7 @@ fn the_target_corpora_replay() {
 }
 
 /// Under a target a finding's bug kind is read off its reduced program
-/// (`src/targets/kinds.rs`): one AutoGraph bug (lambdas' late binding) in two
+/// (`src/oracles/target_kinds.rs`): one AutoGraph bug (lambdas' late binding) in two
 /// programs that print it differently is one kind, another bug (a global
 /// assigned in a loop, lost) another; and the reduction keeps the class of
 /// difference: the program also prints AutoGraph's other UnboundLocalError

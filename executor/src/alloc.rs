@@ -7,7 +7,7 @@
 //! bytecode boundary (a catchable Python exception, as in CPython), and past
 //! twice the budget into a `diverged (memory limit)` end of the run.
 //! Single huge allocations are refused before they happen by the size guards
-//! in [`crate::guards`].
+//! in [`crate::alloc_guards`].
 //!
 //! Underneath is mimalloc, not glibc's malloc: the transformer and the VM
 //! allocate many small objects, and mimalloc makes conversion ~1.5x faster

@@ -19,7 +19,7 @@
 //! from bytes) is not importable (`crate::sandbox`).
 //!
 //! The code and function types are static, shared by every interpreter of the
-//! thread; like [`crate::guards`], [`install`] runs before every run (a few
+//! thread; like [`crate::alloc_guards`], [`install`] runs before every run (a few
 //! hash lookups) in case a dropped interpreter reset them.
 
 use rustpython_vm::{

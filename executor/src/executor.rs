@@ -40,7 +40,7 @@ pub struct SyntaxError {
 }
 
 /// Runs programs on one sandboxed RustPython interpreter. Not `Send`: create
-/// it on the thread that uses it (see [`crate::Worker`]), which needs a large
+/// it on the thread that uses it (see [`crate::ThreadWorker`]), which needs a large
 /// stack (RustPython recurses deeply; [`crate::worker::STACK_SIZE`]).
 pub struct Executor {
     config: Config,
@@ -77,7 +77,7 @@ impl Executor {
         let clock = Instant::now();
         let codes = &mut self.codes;
         let code = self.interp.enter(|vm| {
-            crate::guards::install(vm);
+            crate::alloc_guards::install(vm);
             crate::bytecode::install(vm);
             if let Err(deep) = crate::nesting::check(source) {
                 return Err(SyntaxError { line: deep.line, column: deep.column, message: deep.message.into() });

@@ -3,19 +3,19 @@
 //!
 //! - [`Executor`]: one interpreter, reused; every run in a fresh scope, with
 //!   its stdout captured and its globals rendered ([`Value`]).
-//! - [`Worker`]: an executor on its own big-stack thread, robust to runs stuck
+//! - [`ThreadWorker`]: an executor on its own big-stack thread, robust to runs stuck
 //!   in native code.
-//! - Limits: wall clock ([`watchdog`]), memory ([`alloc`], [`guards`]),
+//! - Limits: wall clock ([`watchdog`]), memory ([`alloc`], [`alloc_guards`]),
 //!   recursion (RustPython's own RecursionError).
 //! - [`sandbox`]: what a program can import and reach. Each interpreter it
 //!   builds has the staging compiler under test installed (`stagecheck-staging`:
 //!   the `stagecheck` package converted programs import, its native operators
-//!   and tensor module), told each run's mode and deadline ([`Worker::run_in`]).
+//!   and tensor module), told each run's mode and deadline ([`ThreadWorker::run_in`]).
 //! - [`addresses`]: default-repr addresses named by first appearance.
 //!
-//! The `stagecheck` commands do not use [`Worker`]: they run programs in
+//! The `stagecheck` commands do not use [`ThreadWorker`]: they run programs in
 //! worker processes (`stagecheck::worker`, in the root crate), each serving
-//! one [`Executor`]. [`Worker`] remains for in-process runs (the libFuzzer
+//! one [`Executor`]. [`ThreadWorker`] remains for in-process runs (the libFuzzer
 //! targets, through `stagecheck::worker::Worker::in_process`) and this
 //! crate's own tests.
 //!
@@ -26,13 +26,13 @@
 
 pub mod addresses;
 pub mod alloc;
+pub mod alloc_guards;
 pub mod bounds;
 pub mod bytecode;
 mod capture;
 mod code_cache;
 pub mod config;
 pub mod executor;
-pub mod guards;
 mod held;
 pub mod nesting;
 mod os_probe;
@@ -55,4 +55,4 @@ pub use executor::{Executor, SyntaxError};
 pub use outcome::{Frame, Limit, Outcome, Terminal};
 pub use phases::Phases;
 pub use value::Value;
-pub use worker::Worker;
+pub use worker::ThreadWorker;

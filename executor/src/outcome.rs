@@ -98,7 +98,7 @@ pub struct Outcome {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpu_mismatches: Vec<String>,
     /// Shared state the restore after this run left different from the
-    /// sandbox as built (`Snapshot::leaks`: `stagecheck.gradients._GRADCHECK
+    /// sandbox as built (`Snapshot::leaks`: `stagecheck.gradients.check._GRADCHECK
     /// rebound`): it would reach every later run on the worker, so it is a
     /// finding (kind `leak`), and the interpreter was replaced.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

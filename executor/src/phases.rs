@@ -1,5 +1,5 @@
 //! Where one run's time went, for benchmarks (`benches/fuzz.rs`): measured by
-//! [`crate::Executor::run`], handed back by [`crate::Worker::last_phases`].
+//! [`crate::Executor::run`], handed back by [`crate::ThreadWorker::last_phases`].
 //! Not part of the [`crate::Outcome`]: two runs' outcomes compare without it.
 
 use std::ops::AddAssign;

@@ -87,7 +87,7 @@ fn stop_staged(why: stagecheck_staging::host::Stop) -> ! {
 }
 
 fn confine(vm: &VirtualMachine, recursion_limit: usize, debug_panic: bool) -> PyResult<()> {
-    crate::guards::install(vm);
+    crate::alloc_guards::install(vm);
     crate::bytecode::install(vm);
     // Warnings are ignored: their text names a line, which differs between a
     // program and its conversion, and shows once per line (found by the

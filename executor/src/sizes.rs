@@ -1,4 +1,4 @@
-//! The sizes, in bytes, of what the text methods [`crate::guards`] wraps
+//! The sizes, in bytes, of what the text methods [`crate::alloc_guards`] wraps
 //! would build, computed before they build it (each aborted the
 //! worker, "memory allocation of 2147483648 bytes failed", or sat in native
 //! code): `replace`, `join`, `translate` (a dict table), `hex`, the

@@ -9,9 +9,9 @@
 //! [`Snapshot::leaks`] checks it (`Config::leak_check`): a fingerprint of
 //! the same state taken at build by code of its own ([`Fingerprint`]) must
 //! come out the same, else the run names what leaked past it
-//! (`stagecheck.gradients._GRADCHECK rebound`), a finding of kind `leak`.
+//! (`stagecheck.gradients.check._GRADCHECK rebound`), a finding of kind `leak`.
 //! The fingerprint also folds the items of the lists, dicts and sets the
-//! runtime's own modules hold (8 of them: `stagecheck.gradients._levels`,
+//! runtime's own modules hold (8 of them: `stagecheck.gradients.tape._levels`,
 //! `stagecheck.ag.dispatch._impls`...), which the shallow restore does not
 //! reach: a run that changes one in place (a tape entered and never left)
 //! is a leak too, and its interpreter is replaced.
@@ -47,7 +47,7 @@ pub struct Snapshot {
     /// function when it was taken ([`fold_function`]).
     seen: Vec<DefaultsSeen>,
     /// The lists, dicts and sets the runtime's own modules hold
-    /// (`stagecheck.gradients._levels`, `stagecheck.ag.dispatch._impls`),
+    /// (`stagecheck.gradients.tape._levels`, `stagecheck.ag.dispatch._impls`),
     /// named: the restore does not reach into them (it is shallow), so
     /// only the fingerprint says when a run changed one in place.
     containers: Vec<(String, PyObjectRef)>,
@@ -306,7 +306,7 @@ impl Snapshot {
     }
 
     /// What the last restore left different from the build (empty: nothing),
-    /// named (`stagecheck.gradients._GRADCHECK rebound`, `builtins.x added`):
+    /// named (`stagecheck.gradients.check._GRADCHECK rebound`, `builtins.x added`):
     /// a leak into every later run on this worker, from a slip of the
     /// restore or a change it does not cover. The fingerprint decides; the
     /// names come from comparing with the snapshot's items.
@@ -482,7 +482,7 @@ mod tests {
     fn defaults_left_rebound_are_a_leak_whatever_the_version_did() {
         in_sandbox(|vm, snapshot, run| {
             assert_eq!(snapshot.leaks(vm), Vec::<String>::new(), "as built");
-            run("import stagecheck.gradients as g\ng._gradcheck_on.__defaults__ = (1,)\n");
+            run("import stagecheck.gradients.check as g\ng._gradcheck_on.__defaults__ = (1,)\n");
             let leaks = snapshot.leaks(vm);
             assert!(leaks.iter().any(|l| l.ends_with("_gradcheck_on.__defaults__ rebound")), "{leaks:?}");
             assert_eq!(snapshot.leaks(vm), leaks, "a second look sees the same");
@@ -497,10 +497,10 @@ mod tests {
     #[test]
     fn a_runtime_container_changed_in_place_is_a_leak_the_restore_cannot_undo() {
         in_sandbox(|vm, snapshot, run| {
-            run("import stagecheck.gradients as g\ng._levels.append(None)\n");
+            run("import stagecheck.gradients.tape as g\ng._levels.append(None)\n");
             snapshot.restore(vm);
-            assert_eq!(snapshot.leaks(vm), vec!["stagecheck.gradients._levels changed in place".to_string()]);
-            run("import stagecheck.gradients as g\ng._levels.pop()\n");
+            assert_eq!(snapshot.leaks(vm), vec!["stagecheck.gradients.tape._levels changed in place".to_string()]);
+            run("import stagecheck.gradients.tape as g\ng._levels.pop()\n");
             assert_eq!(snapshot.leaks(vm), Vec::<String>::new(), "as built again");
         });
     }

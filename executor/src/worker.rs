@@ -34,16 +34,16 @@ struct Job {
     reply: mpsc::Sender<(Reply, Phases)>,
 }
 
-pub struct Worker {
+pub struct ThreadWorker {
     config: Config,
     jobs: mpsc::Sender<Job>,
     phases: Phases,
 }
 
-impl Worker {
-    pub fn new(config: Config) -> Worker {
+impl ThreadWorker {
+    pub fn new(config: Config) -> ThreadWorker {
         let jobs = spawn(config.clone());
-        Worker { config, jobs, phases: Phases::default() }
+        ThreadWorker { config, jobs, phases: Phases::default() }
     }
 
     /// Where the last run's time went, the thread hop included.

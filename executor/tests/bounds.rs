@@ -6,12 +6,12 @@
 //! far under 10 MB, and the worker must live on. The CLI's side (what
 //! `run --json` prints, the processes' RSS) is tests/bounded_output.rs.
 
-use stagecheck_executor::{Config, Outcome, Terminal, Value, Worker};
+use stagecheck_executor::{Config, Outcome, Terminal, ThreadWorker, Value};
 use std::time::{Duration, Instant};
 
 const MB: usize = 1 << 20;
 
-fn run(w: &mut Worker, src: &str) -> Outcome {
+fn run(w: &mut ThreadWorker, src: &str) -> Outcome {
     w.run(src, "prog.py").expect("compiles")
 }
 
@@ -23,14 +23,14 @@ fn global<'a>(out: &'a Outcome, name: &str) -> &'a Value {
     &out.globals.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no {name}: {:?}", out.terminal)).1
 }
 
-fn still_alive(w: &mut Worker) {
+fn still_alive(w: &mut ThreadWorker) {
     let out = run(w, "print(sum(i * i for i in range(10)))");
     assert_eq!((out.terminal, out.stdout.as_str()), (Terminal::Completed, "285\n"));
 }
 
 #[test]
 fn a_long_string_shared_by_many_references_renders_once_abbreviated() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     // Was 235 MB of JSON; and the second grew the worker to 4 GB.
     for (src, name, len, refs) in
         [("s = 'x' * (32 << 20); g = [s] * 6", "s", 32 * MB, 6), ("k = 'y' * (8 << 20); g = [k] * 200000", "k", 8 * MB, 200_000)]
@@ -51,7 +51,7 @@ fn a_long_string_shared_by_many_references_renders_once_abbreviated() {
 
 #[test]
 fn long_values_compare_by_length_and_hash() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let out = run(&mut w, "a = 'x' * 5000\nb = 'x' * 4999 + 'y'\nc = 'x' * 5000\nd = b'x' * 5000\ne = bytearray(d)\nf = 'x' * 4096");
     let (a, b, c) = (global(&out, "a"), global(&out, "b"), global(&out, "c"));
     assert!(matches!(a, Value::Long { head, .. } if head.len() == 64), "{a}");
@@ -63,7 +63,7 @@ fn long_values_compare_by_length_and_hash() {
 
 #[test]
 fn a_huge_exception_message_is_abbreviated_with_its_length() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     // Was printed twice in full (419 MB).
     let out = run(&mut w, "raise ValueError('m' * (200 << 20))");
     let Terminal::Raised { exc_type, message, .. } = &out.terminal else { panic!("{}", out.terminal) };
@@ -79,7 +79,7 @@ fn a_huge_exception_message_is_abbreviated_with_its_length() {
 
 #[test]
 fn a_huge_int_renders_by_bit_length_and_is_not_converted() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     // Rendering it never ended (quadratic conversion in native code).
     let started = Instant::now();
     let out = run(&mut w, "x = 1 << 10**8\ny = -(1 << 10**8)\nz = 10**4299\nr = range(x)");
@@ -99,7 +99,7 @@ fn a_huge_int_renders_by_bit_length_and_is_not_converted() {
 
 #[test]
 fn allocations_the_guards_missed_are_memory_errors() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     // Each aborted the worker ("memory allocation of 2147483648 bytes
     // failed") or built a gigabyte in native code.
     for attack in [
@@ -151,7 +151,7 @@ fn allocations_the_guards_missed_are_memory_errors() {
 
 #[test]
 fn a_crash_with_a_huge_message_is_abbreviated() {
-    let mut w = Worker::new(Config { debug_panic: true, ..Config::default() });
+    let mut w = ThreadWorker::new(Config { debug_panic: true, ..Config::default() });
     let out = run(&mut w, "__stagecheck_panic__('p' * 10**7)");
     let Terminal::Crashed { message } = &out.terminal else { panic!("{}", out.terminal) };
     assert!(message.len() < 300 && message.contains(" chars, sha256 "), "{}", &message[..message.len().min(300)]);
@@ -160,7 +160,7 @@ fn a_crash_with_a_huge_message_is_abbreviated() {
 
 #[test]
 fn a_big_tensor_renders_its_first_elements() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let out = run(&mut w, "import stagecheck as sc\nx = sc.range(2000000)\ny = sc.zeros([2, 3])");
     assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
     let Value::Tensor { shape, values, .. } = global(&out, "x") else { panic!("{:?}", out.globals) };

@@ -5,11 +5,11 @@
 //! order of a trace's parameters; `staging/guards.py: _KEYED`, the scalars
 //! its guards leave to the key). These tests hold the halves to each other.
 
-use stagecheck_executor::{Config, Terminal, Worker};
+use stagecheck_executor::{Config, Terminal, ThreadWorker};
 use stagecheck_staging::tensors::Mode;
 
 /// Runs `src` in `mode`; it must complete. Its stdout.
-fn stdout(w: &mut Worker, src: &str, mode: Mode) -> String {
+fn stdout(w: &mut ThreadWorker, src: &str, mode: Mode) -> String {
     let out = w.run_in(src, "prog.py", mode).expect("compiles");
     assert_eq!(out.terminal, Terminal::Completed, "{src}\nprinted: {}", out.stdout);
     out.stdout
@@ -44,7 +44,7 @@ for args, kwargs in cases:
     python = [x.shape[0] - 1 for x in functions._arguments(args, kwargs).tensors]
     print(native_order(key) == python, python)
 "#;
-    let out = stdout(&mut Worker::new(Config::default()), src, Mode::Original);
+    let out = stdout(&mut ThreadWorker::new(Config::default()), src, Mode::Original);
     assert!(!out.contains("False"), "{out}");
     assert_eq!(out.lines().count(), 5, "{out}");
 }
@@ -66,7 +66,7 @@ for v in values:
     by_identity = key == '(o%x)k' % id(v)
     print((type(v) in guards._KEYED) != by_identity, type(v).__name__)
 "#;
-    let out = stdout(&mut Worker::new(Config::default()), src, Mode::Original);
+    let out = stdout(&mut ThreadWorker::new(Config::default()), src, Mode::Original);
     assert!(!out.contains("False"), "{out}");
     assert_eq!(out.lines().count(), 22, "{out}");
 }
@@ -84,7 +84,7 @@ print(f(b=sc.constant(10), z=sc.constant(1)))
 print(f(b=sc.constant(10), z=sc.constant(1)))
 print(f(z=sc.constant(1), b=sc.constant(10)))
 ";
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let original = stdout(&mut w, src, Mode::Original);
     assert_eq!(original.matches("sc.Tensor(9,").count(), 3, "{original}");
     assert_eq!(stdout(&mut w, src, Mode::Staged), original);

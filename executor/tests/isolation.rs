@@ -1,6 +1,6 @@
 //! Runs on a reused interpreter see nothing of earlier runs.
 
-use stagecheck_executor::{Config, Terminal, Value, Worker};
+use stagecheck_executor::{Config, Terminal, ThreadWorker, Value};
 
 fn global<'a>(out: &'a stagecheck_executor::Outcome, name: &str) -> Option<&'a Value> {
     out.globals.iter().find(|(k, _)| k == name).map(|(_, v)| v)
@@ -8,7 +8,7 @@ fn global<'a>(out: &'a stagecheck_executor::Outcome, name: &str) -> Option<&'a V
 
 #[test]
 fn globals_and_stdout_do_not_leak_between_runs() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let a = w.run("secret = 41\nprint('first run')", "<a>").unwrap();
     assert_eq!(a.stdout, "first run\n");
     let b = w.run("print(secret)", "<b>").unwrap();
@@ -26,7 +26,7 @@ fn globals_and_stdout_do_not_leak_between_runs() {
 
 #[test]
 fn rebound_builtins_are_restored() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     w.run("__builtins__.len = lambda x: 42\n__builtins__.print = None\ndel __builtins__.abs", "<a>").unwrap();
     let b = w.run("n = len([1, 2])\nm = abs(-3)\nprint(n, m)", "<b>").unwrap();
     assert_eq!(b.terminal, Terminal::Completed);
@@ -35,7 +35,7 @@ fn rebound_builtins_are_restored() {
 
 #[test]
 fn module_state_is_fresh_per_run() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     w.run("import math\nmath.pi = 3\nmath.extra = 1", "<a>").unwrap();
     let b = w.run("import math\np = math.pi\nhas = hasattr(math, 'extra')", "<b>").unwrap();
     assert_eq!(global(&b, "p"), Some(&Value::Float(std::f64::consts::PI.to_bits())));
@@ -44,7 +44,7 @@ fn module_state_is_fresh_per_run() {
 
 #[test]
 fn a_diverged_run_leaves_nothing_behind() {
-    let mut w = Worker::new(Config { time_limit: std::time::Duration::from_millis(200), ..Config::default() });
+    let mut w = ThreadWorker::new(Config { time_limit: std::time::Duration::from_millis(200), ..Config::default() });
     let a = w.run("leak = 1\nprint('x')\nwhile True:\n    pass", "<a>").unwrap();
     assert!(matches!(a.terminal, Terminal::Diverged { .. }));
     assert_eq!(a.stdout, "x\n");
@@ -54,7 +54,7 @@ fn a_diverged_run_leaves_nothing_behind() {
 
 #[test]
 fn sys_reached_through_frozen_globals_is_restored() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let walk = "def walk(c, seen):\n    for s in type.__subclasses__(c):\n        if s not in seen:\n            seen.add(s)\n            walk(s, seen)\n    return seen\nbi = [c for c in walk(object, set()) if repr(c) == \"<class '_frozen_importlib.BuiltinImporter'>\"][0]\nsys = bi.find_spec.__func__.__globals__['sys']\n";
     let a = w.run(&format!("{walk}sys.stdout = None\nsys.marker = 1"), "<a>").unwrap();
     assert_eq!(a.terminal, Terminal::Completed);
@@ -69,10 +69,10 @@ fn sys_reached_through_frozen_globals_is_restored() {
 /// no run reports `leaks`, and the next run sees the state as built.
 #[test]
 fn the_leak_check_passes_every_restored_change() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let changes = "\
 import stagecheck as sc
-import stagecheck.gradients as g
+import stagecheck.gradients.check as g
 g._GRADCHECK = 1
 g.extra = 2
 __builtins__.len = None
@@ -87,7 +87,8 @@ import math
         assert_eq!(out.terminal, Terminal::Completed, "{out}");
         assert!(out.leaks.is_empty(), "{:?}", out.leaks);
     }
-    let after = w.run("import stagecheck.gradients as g\nprint(g._GRADCHECK, hasattr(g, 'extra'), len('ab'), abs(-1))", "<after>").unwrap();
+    let after =
+        w.run("import stagecheck.gradients.check as g\nprint(g._GRADCHECK, hasattr(g, 'extra'), len('ab'), abs(-1))", "<after>").unwrap();
     assert_eq!(after.stdout, "0 False 2 1\n", "{after}");
     assert!(after.leaks.is_empty(), "{:?}", after.leaks);
 }
@@ -100,7 +101,7 @@ import math
 /// the next run sees the state as built.
 #[test]
 fn closure_cells_import_machinery_and_module_objects_are_restored() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let walk = "def walk(c, seen):\n    for s in type.__subclasses__(c):\n        if s not in seen:\n            seen.add(s)\n            walk(s, seen)\n    return seen\nbi = [c for c in walk(object, set()) if repr(c) == \"<class '_frozen_importlib.BuiltinImporter'>\"][0]\nfi = bi.find_spec.__func__.__globals__\n";
     let changes = format!(
         "{walk}import stagecheck as sc\n\

@@ -1,7 +1,7 @@
 //! Limits on the real VM: time, recursion, memory, VM panics. After each, the
 //! same worker must go on running programs correctly.
 
-use stagecheck_executor::{Config, Limit, Terminal, Worker};
+use stagecheck_executor::{Config, Limit, Terminal, ThreadWorker};
 use std::time::{Duration, Instant};
 
 fn config(time_limit_ms: u64) -> Config {
@@ -16,7 +16,7 @@ fn raised(t: &Terminal) -> (&str, &str) {
 }
 
 /// The worker still runs a plain program correctly.
-fn still_alive(worker: &mut Worker) {
+fn still_alive(worker: &mut ThreadWorker) {
     let out = worker.run("x = sum(i * i for i in range(10))\nprint(x)", "<after>").unwrap();
     assert_eq!(out.terminal, Terminal::Completed);
     assert_eq!(out.stdout, "285\n");
@@ -24,7 +24,7 @@ fn still_alive(worker: &mut Worker) {
 
 #[test]
 fn infinite_loop_diverges_within_the_limit_plus_one_second() {
-    let mut worker = Worker::new(config(1000));
+    let mut worker = ThreadWorker::new(config(1000));
     let start = Instant::now();
     let out = worker.run("while True:\n    pass", "<loop>").unwrap();
     let elapsed = start.elapsed();
@@ -36,7 +36,7 @@ fn infinite_loop_diverges_within_the_limit_plus_one_second() {
 
 #[test]
 fn a_loop_that_catches_everything_still_diverges() {
-    let mut worker = Worker::new(config(300));
+    let mut worker = ThreadWorker::new(config(300));
     let src =
         "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n    finally:\n        pass";
     let out = worker.run(src, "<stubborn>").unwrap();
@@ -46,7 +46,7 @@ fn a_loop_that_catches_everything_still_diverges() {
 
 #[test]
 fn unbounded_recursion_is_a_recursion_error() {
-    let mut worker = Worker::new(Config::default());
+    let mut worker = ThreadWorker::new(Config::default());
     let out = worker.run("def f(n):\n    return f(n + 1)\nf(0)", "<rec>").unwrap();
     let (t, m) = raised(&out.terminal);
     assert_eq!(t, "RecursionError");
@@ -59,7 +59,7 @@ fn unbounded_recursion_is_a_recursion_error() {
 
 #[test]
 fn huge_repetitions_are_memory_errors() {
-    let mut worker = Worker::new(Config::default());
+    let mut worker = ThreadWorker::new(Config::default());
     for src in [
         "[0] * 10**10",
         "'x' * 10**11",
@@ -82,7 +82,7 @@ fn huge_repetitions_are_memory_errors() {
 
 #[test]
 fn gradual_growth_ends_at_the_memory_limit() {
-    let mut worker = Worker::new(Config { memory_limit: 64 << 20, ..config(10_000) });
+    let mut worker = ThreadWorker::new(Config { memory_limit: 64 << 20, ..config(10_000) });
     let out = worker.run("l = []\nwhile True:\n    l.append([0] * 1000)", "<grow>").unwrap();
     let (t, _) = raised(&out.terminal);
     assert_eq!(t, "MemoryError");
@@ -103,7 +103,7 @@ fn gradual_growth_ends_at_the_memory_limit() {
 
 #[test]
 fn a_vm_panic_is_a_crash_and_the_worker_lives_on() {
-    let mut worker = Worker::new(Config { debug_panic: true, ..Config::default() });
+    let mut worker = ThreadWorker::new(Config { debug_panic: true, ..Config::default() });
     let out = worker.run("print('before')\n__stagecheck_panic__('boom')", "<panic>").unwrap();
     match &out.terminal {
         Terminal::Crashed { message } => assert!(message.contains("boom"), "{message}"),
@@ -117,7 +117,7 @@ fn a_vm_panic_is_a_crash_and_the_worker_lives_on() {
 /// panics ("static type name must be already interned") on one of them.
 #[test]
 fn a_real_vm_panic_reachable_from_python_is_a_crash() {
-    let mut worker = Worker::new(Config::default());
+    let mut worker = ThreadWorker::new(Config::default());
     let src = "def walk(c, seen):\n    for s in type.__subclasses__(c):\n        if s not in seen:\n            seen.add(s)\n            walk(s, seen)\n    return seen\nnames = [c.__name__ for c in walk(object, set())]";
     match worker.run(src, "<names>").unwrap().terminal {
         Terminal::Crashed { message } => assert!(message.contains("interned"), "{message}"),
@@ -128,14 +128,14 @@ fn a_real_vm_panic_reachable_from_python_is_a_crash() {
 
 #[test]
 fn debug_panic_is_not_exposed_by_default() {
-    let mut worker = Worker::new(Config::default());
+    let mut worker = ThreadWorker::new(Config::default());
     let out = worker.run("__stagecheck_panic__()", "<panic>").unwrap();
     assert_eq!(raised(&out.terminal).0, "NameError");
 }
 
 #[test]
 fn a_run_stuck_in_native_code_is_abandoned() {
-    let mut worker = Worker::new(config(300));
+    let mut worker = ThreadWorker::new(config(300));
     let start = Instant::now();
     let out = worker.run("x = sum(range(10**15))", "<native>").unwrap();
     assert!(matches!(out.terminal, Terminal::Diverged { .. }), "{}", out.terminal);

@@ -5,11 +5,11 @@
 //! refused, never lowered: the original changes it, the graph would not.
 //! Programs are in their converted form (`stagecheck convert`).
 
-use stagecheck_executor::{Config, Outcome, Terminal, Worker};
+use stagecheck_executor::{Config, Outcome, Terminal, ThreadWorker};
 use stagecheck_staging::tensors::Mode;
 
 fn run(src: &str, mode: Mode) -> Outcome {
-    Worker::new(Config::default()).run_in(src, "prog.py", mode).expect("compiles")
+    ThreadWorker::new(Config::default()).run_in(src, "prog.py", mode).expect("compiles")
 }
 
 const HEADER: &str = "__import__('stagecheck').ag.bind('ag__')\nimport stagecheck as sc\n";

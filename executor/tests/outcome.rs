@@ -1,9 +1,9 @@
 //! What a run reports: terminal state, stdout, structurally rendered globals.
 
-use stagecheck_executor::{Config, Outcome, Terminal, Value, Worker};
+use stagecheck_executor::{Config, Outcome, Terminal, ThreadWorker, Value};
 
 fn run(src: &str) -> Outcome {
-    Worker::new(Config::default()).run(src, "prog.py").expect("compiles")
+    ThreadWorker::new(Config::default()).run(src, "prog.py").expect("compiles")
 }
 
 fn globals(out: &Outcome) -> Vec<String> {
@@ -110,7 +110,7 @@ fn stdout_is_captured_with_print_semantics() {
 
 #[test]
 fn stdout_is_capped() {
-    let mut w = Worker::new(Config { stdout_limit: 100, ..Config::default() });
+    let mut w = ThreadWorker::new(Config { stdout_limit: 100, ..Config::default() });
     let out = w.run("for i in range(1000):\n    print(i)", "p.py").unwrap();
     assert_eq!(out.stdout.len(), 100);
     assert!(out.stdout_truncated);
@@ -127,7 +127,7 @@ fn set_order_is_deterministic_across_interpreters() {
 
 #[test]
 fn syntax_errors_are_reported_with_line_and_column() {
-    let err = Worker::new(Config::default()).run("x = 1\ny = (2 +\n", "bad.py").unwrap_err();
+    let err = ThreadWorker::new(Config::default()).run("x = 1\ny = (2 +\n", "bad.py").unwrap_err();
     assert!(err.line >= 2, "{err:?}");
     assert!(err.column >= 1);
     assert!(!err.message.is_empty());

@@ -5,16 +5,16 @@
 //! process go through worker processes instead (`tests/redteam.rs` of the
 //! root crate).
 
-use stagecheck_executor::{Config, Outcome, Terminal, Worker};
+use stagecheck_executor::{Config, Outcome, Terminal, ThreadWorker};
 
 /// The worker still runs ordinary programs correctly, converted `if` included.
-fn still_alive(worker: &mut Worker) {
+fn still_alive(worker: &mut ThreadWorker) {
     let out = worker.run("x = sum(i * i for i in range(10))\nprint(x)", "<after>").unwrap();
     assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
     assert_eq!(out.stdout, "285\n");
 }
 
-fn run(worker: &mut Worker, source: &str) -> Outcome {
+fn run(worker: &mut ThreadWorker, source: &str) -> Outcome {
     worker.run(source, "<attack>").expect("the attack compiles")
 }
 
@@ -48,7 +48,7 @@ const CODE_REFUSED: &str = "code objects cannot be created or replaced in the sa
 /// `co_code` (segfaulted; the same primitive ran a shell command).
 #[test]
 fn crafted_bytecode_through_code_replace_is_refused() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let out = run(
         &mut w,
         r#"
@@ -70,7 +70,7 @@ main()
 
 #[test]
 fn every_way_to_make_or_swap_a_code_object_is_refused() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let attempts = [
         "c.replace(co_code=b'')",
         "c.__replace__(co_code=b'')",
@@ -146,7 +146,7 @@ fn assert_secret_unseen(out: &Outcome, secret: &str) {
 /// under that name.
 #[test]
 fn no_host_file_is_read_for_a_traceback() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let (path, secret) = secret_file("tb");
     let p = path.display().to_string();
     let attempts = [
@@ -173,7 +173,7 @@ fn no_host_file_is_read_for_a_traceback() {
 /// `sys` and `_imp` as a program reaches them hold only an allow-list.
 #[test]
 fn sys_and_imp_reached_through_globals_hold_an_allow_list() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     for name in [
         "_baserepl",
         "monitoring",
@@ -227,7 +227,7 @@ fn sys_and_imp_reached_through_globals_hold_an_allow_list() {
 
 #[test]
 fn threads_cannot_be_started() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let out = run(&mut w, "import _thread\n");
     assert_raised(&out, "ImportError", "_thread");
     still_alive(&mut w);
@@ -240,7 +240,7 @@ fn threads_cannot_be_started() {
 /// allocating, which the program may catch, and the worker lives on.
 #[test]
 fn one_shot_allocations_beyond_the_budget_are_memory_errors() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     for attack in [
         "bytearray(2**50)",
         "bytes(2**50)",
@@ -292,7 +292,7 @@ fn one_shot_allocations_beyond_the_budget_are_memory_errors() {
 /// CPython's SyntaxError, in eval/exec/compile and in a program.
 #[test]
 fn parser_bombs_are_syntax_errors() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     for attack in [
         "eval('(' * 200000 + ')' * 200000)",
         "exec('x = ' + '[' * 100000 + ']' * 100000)",
@@ -343,7 +343,7 @@ print(f(3), f(1))
 /// Run A poisons shared state a converted `if` uses; run B is unaffected.
 #[test]
 fn poisoned_runtime_state_does_not_reach_the_next_run() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let clean = run(&mut w, CONVERTED_IF);
     assert_eq!(clean.stdout, "1 2\n");
     // The operators are native (no attributes, defaults or code to poison);
@@ -383,7 +383,7 @@ fn poisoned_runtime_state_does_not_reach_the_next_run() {
 /// `sys.modules`, and `f_trace` set on one traces nothing, then or later.
 #[test]
 fn frames_and_tracebacks_lead_nowhere() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let out = run(
         &mut w,
         "from stagecheck.ag import control_flow as cf
@@ -421,7 +421,7 @@ print(found)
 
 #[test]
 fn pickling_protocol_and_builtin_types_are_closed() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     for (attack, exc_type) in [
         ("(1).__reduce_ex__(2)", "ImportError"),
         ("object().__reduce_ex__(2)", "ImportError"),
@@ -449,7 +449,8 @@ fn pickling_protocol_and_builtin_types_are_closed() {
 /// time limit, one that raises is reported as CPython does.
 #[test]
 fn finalizers_at_teardown_are_bounded() {
-    let mut w = Worker::new(Config { memory_limit: 64 << 20, time_limit: std::time::Duration::from_millis(500), ..Config::default() });
+    let mut w =
+        ThreadWorker::new(Config { memory_limit: 64 << 20, time_limit: std::time::Duration::from_millis(500), ..Config::default() });
     for (attack, expected) in [
         ("class A:\n    def __del__(self):\n        l = []\n        while True:\n            l.append([0] * 1000)\na = A()\nprint('body done')", "memory"),
         ("class A:\n    def __del__(self):\n        while True:\n            pass\na = A()\nprint('body done')", "time"),
@@ -475,7 +476,7 @@ fn finalizers_at_teardown_are_bounded() {
 /// (the registry is the VM's): registration is gone.
 #[test]
 fn codec_registration_is_gone() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let out = run(
         &mut w,
         &format!("{FROZEN_GLOBALS}cod = [c for c in ALL if repr(c) == \"<class 'codecs.CodecInfo'>\"][0]\ncod.__new__.__globals__['register'](print)\n"),

@@ -1,20 +1,20 @@
 //! The `stagecheck` runtime as programs see it: imports, a few operators,
 //! errors reported at the program's line, and isolation between runs.
 
-use stagecheck_executor::{Config, Outcome, Terminal, Worker};
+use stagecheck_executor::{Config, Outcome, Terminal, ThreadWorker};
 use stagecheck_staging::runtime;
 
 fn run(src: &str) -> Outcome {
-    Worker::new(Config::default()).run(src, "prog.py").expect("compiles")
+    ThreadWorker::new(Config::default()).run(src, "prog.py").expect("compiles")
 }
 
 /// Runs `src` on a fresh worker; it must complete. Its stdout.
 fn stdout(src: &str) -> String {
-    stdout_of(&mut Worker::new(Config::default()), src)
+    stdout_of(&mut ThreadWorker::new(Config::default()), src)
 }
 
 /// Runs `src`, which must complete, and returns its stdout.
-fn stdout_of(w: &mut Worker, src: &str) -> String {
+fn stdout_of(w: &mut ThreadWorker, src: &str) -> String {
     let out = w.run(src, "prog.py").expect("compiles");
     assert_eq!(out.terminal, Terminal::Completed, "{src}\nprinted: {}", out.stdout);
     out.stdout
@@ -138,7 +138,7 @@ ag__.assert_stmt(0 > 1, lambda: 'no')
 
 #[test]
 fn changes_to_runtime_modules_do_not_leak_into_the_next_run() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     stdout_of(
         &mut w,
         "import stagecheck as sc
@@ -162,7 +162,7 @@ print(isinstance(1, sc.ag.dispatch.staged_types))
 
 #[test]
 fn changes_to_runtime_classes_do_not_leak_into_the_next_run() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     stdout_of(
         &mut w,
         "import stagecheck as sc
@@ -184,7 +184,7 @@ print(sc.constant(1) + sc.constant(2), hasattr(sc.Tensor, 'extra'), hasattr(stag
 
 #[test]
 fn runtime_modules_stay_registered_across_runs() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let walk_to_sys = "def walk(c, seen):\n    for s in type.__subclasses__(c):\n        if s not in seen:\n            seen.add(s)\n            walk(s, seen)\n    return seen\nbi = [c for c in walk(object, set()) if repr(c) == \"<class '_frozen_importlib.BuiltinImporter'>\"][0]\nsys = bi.find_spec.__func__.__globals__['sys']\n";
     // `sys.modules` is not on the stand-in's allow-list (`proxies.rs`); were
     // it reached, the snapshot would restore it.

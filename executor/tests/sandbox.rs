@@ -1,7 +1,7 @@
 //! Escape attempts against the sandbox, on the real VM. Each must end as an
 //! ordinary Python exception inside the program, and leave no file behind.
 
-use stagecheck_executor::{Config, Outcome, Terminal, Worker};
+use stagecheck_executor::{Config, Outcome, Terminal, ThreadWorker};
 use std::path::PathBuf;
 
 struct Attempt {
@@ -106,7 +106,7 @@ fn forbidden_path(i: usize) -> PathBuf {
 #[test]
 fn every_escape_attempt_is_refused_inside_the_program() {
     assert!(ATTEMPTS.len() >= 20);
-    let mut worker = Worker::new(Config::default());
+    let mut worker = ThreadWorker::new(Config::default());
     let mut failures = Vec::new();
     for (i, a) in ATTEMPTS.iter().enumerate() {
         let path = forbidden_path(i);
@@ -127,7 +127,7 @@ fn every_escape_attempt_is_refused_inside_the_program() {
 
 #[test]
 fn allowed_module_imports_and_works() {
-    let mut worker = Worker::new(Config::default());
+    let mut worker = ThreadWorker::new(Config::default());
     let out = worker.run("import math\nfrom math import sqrt\nx = math.floor(sqrt(17.0))", "<m>").unwrap();
     assert_eq!(out.terminal, Terminal::Completed);
     assert_eq!(out.globals.iter().find(|(k, _)| k == "x").map(|(_, v)| v.to_string()), Some("4".into()));

@@ -5,7 +5,7 @@
 mod common;
 
 use common::stdout;
-use stagecheck_executor::{Config, Terminal, Worker};
+use stagecheck_executor::{Config, Terminal, ThreadWorker};
 
 /// `x += y` specialises, once warm, to the same instruction as `x + y` on
 /// exact ints, floats or strs; when a later operand is a subclass the
@@ -390,7 +390,7 @@ __builtins__.iter = saved
 print(it.__reduce__()[0] is iter)
 "#;
     let config = Config { allowed_modules: vec!["math".into(), "itertools".into()], ..Config::default() };
-    let out = Worker::new(config).run(src, "prog.py").expect("compiles");
+    let out = ThreadWorker::new(config).run(src, "prog.py").expect("compiles");
     assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
     assert_eq!(out.stdout, "inner 1\n[0, 1, 2]\nAttributeError iter\nTrue\n");
 }
@@ -461,7 +461,7 @@ del l, l2, d
     let e = "'RecursionError'";
     // Builds 400,000 objects: more than the default 2 s on a loaded machine.
     let config = Config { time_limit: std::time::Duration::from_secs(30), ..Config::default() };
-    let out = Worker::new(config).run(src, "prog.py").expect("compiles");
+    let out = ThreadWorker::new(config).run(src, "prog.py").expect("compiles");
     assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
     assert_eq!(out.stdout, format!("[{e}, {e}, {e}, {e}, {e}, {e}, {e}, {e}, {e}, {e}, {e}, 'completed', {e}, {e}]\n"));
 }
@@ -488,8 +488,9 @@ for chain, last, n in [('1+', '1', 100000), ('1+', '1', 400000), ('x.', 'x', 100
     print(chain, outcome(chain * n + last))
 print(outcome('1 if 1 else ' * 4000 + '1'))
 "#;
-    let out =
-        Worker::new(Config { time_limit: std::time::Duration::from_secs(30), ..Config::default() }).run(src, "prog.py").expect("compiles");
+    let out = ThreadWorker::new(Config { time_limit: std::time::Duration::from_secs(30), ..Config::default() })
+        .run(src, "prog.py")
+        .expect("compiles");
     assert_eq!(out.terminal, Terminal::Completed, "{}", out.stdout);
     let r = "RecursionError: maximum recursion depth exceeded during compilation";
     let expected =

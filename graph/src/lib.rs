@@ -24,6 +24,7 @@
 //! The crate's own rules where TF has none on CPU: integer `FloorDiv`/`Mod` by
 //! zero is a `ZeroDivision` error; `Cast` follows Rust's `as` (see [`Op::Cast`]).
 
+mod device;
 mod dtype;
 mod error;
 mod eval;
@@ -46,10 +47,11 @@ mod tensor_serde;
 mod validate;
 mod value;
 
+pub use device::{Cpu, Device};
 pub use dtype::DType;
 pub use error::{ErrorKind, OpError};
 pub use eval::eval;
-pub use exec::{run, Cpu, Device, Executor, HostFn, Plans, MAX_DEPTH};
+pub use exec::{run, Executor, HostFn, Plans, MAX_DEPTH};
 pub use float_text::{f32_from_text, f32_to_text, f64_from_text, f64_to_text};
 pub use format::{float32_repr, float64_repr, format_tensor};
 pub use infer::infer;

@@ -7,7 +7,7 @@ use super::{config, ExtraOracle};
 use stagecheck::check::check_or_slow;
 use stagecheck::input::{read_program, InputError};
 use stagecheck::modes::{Mode, ModeRun};
-use stagecheck::oracle::{Difference, Verdict};
+use stagecheck::oracles::convergence::{Difference, Verdict};
 use stagecheck::worker::Worker;
 use std::path::Path;
 use std::process::ExitCode;
@@ -46,7 +46,7 @@ pub(crate) fn check_cmd(
         return check_target(file, modes, output, config, name);
     }
     let python = match oracle {
-        Some(ExtraOracle::Cpython) => Some(stagecheck::cpython::Python::find().map_err(InputError)?),
+        Some(ExtraOracle::Cpython) => Some(stagecheck::oracles::cpython::Python::find().map_err(InputError)?),
         None => None,
     };
     stagecheck::modes::available(modes).map_err(InputError)?;
@@ -54,9 +54,11 @@ pub(crate) fn check_cmd(
     let path = file.display().to_string();
     let mut worker = Worker::new(config.clone());
     let report = check_or_slow(&mut worker, &source, &path, modes)?;
-    let grads = if gradcheck { Some(stagecheck::gradcheck::gradcheck(&mut worker, &source, &path)?) } else { None };
+    let grads = if gradcheck { Some(stagecheck::oracles::gradcheck::gradcheck(&mut worker, &source, &path)?) } else { None };
     let cpython = python.as_ref().and_then(|python| match report.runs.first() {
-        Some((_, ModeRun::Ran { outcome })) => Some((python, stagecheck::cpython::check(python, outcome, &source, &path, &config))),
+        Some((_, ModeRun::Ran { outcome })) => {
+            Some((python, stagecheck::oracles::cpython::check(python, outcome, &source, &path, &config)))
+        }
         _ => None,
     });
     let full = match output {
@@ -67,10 +69,10 @@ pub(crate) fn check_cmd(
         print_report(&report, full);
         if let Some((python, (run, verdict))) = &cpython {
             println!("cpython {}: {verdict}", python.version);
-            if let stagecheck::cpython::CpythonVerdict::Differs { differences, .. } = verdict {
+            if let stagecheck::oracles::cpython::CpythonVerdict::Differs { differences, .. } = verdict {
                 print_differences("cpython", differences, full);
             }
-            if let stagecheck::cpython::CpythonRun::Ran { outcome } = run {
+            if let stagecheck::oracles::cpython::CpythonRun::Ran { outcome } = run {
                 println!("  {:<9} {}", "cpython", shown(&outcome.terminal.to_string(), full));
             }
         }
@@ -85,7 +87,7 @@ pub(crate) fn check_cmd(
         println!("{}", serde_json::to_string_pretty(&doc).expect("report serialises"));
     }
     if let (Some(g), Some(_)) = (&grads, full) {
-        stagecheck::gradcheck::print(g);
+        stagecheck::oracles::gradcheck::print(g);
     }
     let cpython_finding = cpython.as_ref().is_some_and(|(_, (_, v))| v.is_finding());
     let grad_finding = grads.as_ref().is_some_and(|g| g.is_finding());

@@ -76,7 +76,7 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> Result<ExitCode, InputError> {
         None => stagecheck::modes::available(&modes).map_err(InputError)?,
     }
     let cpython = match oracle {
-        Some(ExtraOracle::Cpython) => Some(stagecheck::cpython::Python::find().map_err(InputError)?),
+        Some(ExtraOracle::Cpython) => Some(stagecheck::oracles::cpython::Python::find().map_err(InputError)?),
         None => None,
     };
     let reduce_time = duration_or_zero("--reduce-time", &reduce_time)?;

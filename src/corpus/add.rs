@@ -14,7 +14,7 @@
 use super::{files, header_value, Entry};
 use crate::check::check;
 use crate::modes::Mode;
-use crate::oracle::{Difference, Verdict};
+use crate::oracles::convergence::{Difference, Verdict};
 use crate::reduce::finding::{header_modes, header_target, split_header, Target};
 use crate::worker::Worker;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `stagecheck report --kinds DIR`: a fuzz run's findings as a page for the
 //! compiler's maintainers (`DIR/kinds.md`): the compiler and its version,
 //! then one section per bug kind ([`group`]: findings whose reduced programs
-//! bear the same `# kind:` line, `crate::targets::kinds`), most programs first, each with
+//! bear the same `# kind:` line, `crate::oracles::target_kinds`), most programs first, each with
 //! how many programs hit it, what differs (the original's side and the
 //! compiler's), its reduced reproducer (`reduced.py`, else the program) and
 //! the one command that replays it; then the compiler's refusals by reason.
@@ -10,7 +10,7 @@
 
 use super::report::{by_count, Summary};
 use crate::markdown as md;
-use crate::oracle::{Difference, Verdict};
+use crate::oracles::convergence::{Difference, Verdict};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -50,7 +50,7 @@ pub fn render(summary: &Summary) -> String {
         m,
         "The {} findings (one per signature: what differs, as both sides show it) are {} distinct kinds: findings whose \
          reduced programs keep the same class of difference (its text, numbers and names taken out) and the same \
-         constructs (keywords) are one kind (`src/targets/kinds.rs`); a finding not reduced is its own.\n",
+         constructs (keywords) are one kind (`src/oracles/target_kinds.rs`); a finding not reduced is its own.\n",
         s.findings.len(),
         kinds.len()
     );
@@ -128,9 +128,9 @@ pub fn group(summary: &Summary) -> Vec<Kind<'_>> {
     for f in &s.findings {
         let hits = s.hits.get(&f.id).copied().unwrap_or(1);
         let reduced = std::fs::read_to_string(f.path.join("reduced.py")).ok();
-        let line = reduced
-            .as_deref()
-            .and_then(|t| crate::reduce::finding::split_header(t).0.iter().find_map(|l| crate::targets::kinds::parse_header_line(l)));
+        let line = reduced.as_deref().and_then(|t| {
+            crate::reduce::finding::split_header(t).0.iter().find_map(|l| crate::oracles::target_kinds::parse_header_line(l))
+        });
         let size = reduced.as_deref().map_or(usize::MAX, |t| crate::reduce::finding::split_header(t).1.trim().lines().count());
         let (id, class) = match line {
             Some((id, class, constructs)) => (id, Some((class, constructs))),

@@ -23,9 +23,7 @@
 //! (`tests/planted.rs`).
 
 pub mod case;
-pub mod cpython;
 pub mod findings;
-pub mod gradcheck;
 pub mod kinds;
 pub mod outcome;
 pub mod report;
@@ -35,6 +33,9 @@ pub mod stats;
 
 use crate::executor::Config as ExecConfig;
 use crate::modes::Mode;
+// The two oracles that run beside the modes, by their glue in this loop.
+use crate::oracles::cpython::fuzz as cpython;
+use crate::oracles::gradcheck::fuzz as gradcheck;
 use crate::worker::Worker;
 use stagecheck_generator::Family;
 use std::path::PathBuf;
@@ -80,7 +81,7 @@ pub struct Options {
     /// Time to reduce each new finding into `reduced.py` (zero: none).
     pub reduce_time: Duration,
     /// The CPython oracle's interpreter (`--oracle cpython`), if on.
-    pub cpython: Option<crate::cpython::Python>,
+    pub cpython: Option<crate::oracles::cpython::Python>,
     /// The modes each program runs in: [`MODES`], and `staged-gpu` with `--gpu`
     /// (under a target: the target's modes).
     pub modes: Vec<Mode>,

@@ -14,7 +14,7 @@ use super::case::Case;
 use super::signature::Signature;
 use super::MODES;
 use crate::check::check;
-use crate::oracle::Verdict;
+use crate::oracles::convergence::Verdict;
 use crate::worker::Worker;
 
 #[derive(Clone, Debug)]
@@ -77,7 +77,7 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
     let judged = |worker: &mut Worker, source: &str, path: &str, modes: &[crate::modes::Mode]| {
         check(worker, source, path, modes).map(|mut r| {
             if tensor {
-                r.verdict = crate::oracle::planned(r.verdict, &r.runs);
+                r.verdict = crate::oracles::convergence::planned(r.verdict, &r.runs);
             }
             r
         })
@@ -141,7 +141,7 @@ pub fn check_case_in(worker: &mut Worker, case: &Case, modes: &[crate::modes::Mo
 /// before the blamed one agreed, and a mode that ran no GPU graph parted
 /// ways on its own.
 fn flushed(report: &crate::check::CheckReport) -> Option<String> {
-    use crate::oracle::Difference::{Global, Stdout, Terminal};
+    use crate::oracles::convergence::Difference::{Global, Stdout, Terminal};
     let Verdict::Diverged { mode, differences } = &report.verdict else { return None };
     if !differences.iter().all(|d| matches!(d, Terminal { .. } | Stdout { .. } | Global { .. })) {
         return None;
@@ -161,7 +161,7 @@ fn first_id(verdict: &Verdict, case: &Case) -> String {
 /// faster). Rechecked with a longer limit before it counts.
 pub fn only_timed_out(verdict: &Verdict) -> bool {
     use crate::executor::{Limit, Terminal};
-    use crate::oracle::Difference;
+    use crate::oracles::convergence::Difference;
     let timed_out = |t: &Terminal| matches!(t, Terminal::Diverged { limit: Limit::Time | Limit::TimeInNative });
     let diverged = |t: &Terminal| matches!(t, Terminal::Diverged { .. });
     matches!(verdict, Verdict::Diverged { differences, .. } if matches!(differences.first(),
@@ -243,7 +243,7 @@ mod tests {
     fn only_value_differences_after_a_flush_are_the_platforms() {
         use crate::executor::{Outcome, Terminal, Value};
         use crate::modes::{Mode, ModeRun};
-        use crate::oracle::Difference;
+        use crate::oracles::convergence::Difference;
         let mut outcome = Outcome::lost(Terminal::Completed, 1);
         let report = |differences: Vec<Difference>, outcome: &Outcome| crate::check::CheckReport {
             file: "f.py".into(),

@@ -244,7 +244,7 @@ pub fn markdown(summary: &Summary) -> String {
             r.checks_per_second
         );
     }
-    let _ = writeln!(m, "- {} programs ({:.1} three-way checks/s): {} agree, {} refused as intended (src/refusals.rs), {} unexpected refusals (findings), {} findings ({} new), {} poisoned by non-determinism, {} slow (agree with an {}x time limit{}), {} invalid{}",
+    let _ = writeln!(m, "- {} programs ({:.1} three-way checks/s): {} agree, {} refused as intended (src/oracles/refusals.rs), {} unexpected refusals (findings), {} findings ({} new), {} poisoned by non-determinism, {} slow (agree with an {}x time limit{}), {} invalid{}",
         s.programs, summary.checks_per_second, s.agree, s.refused, s.unexpected_refusals, s.finding_hits, s.findings.len(), s.poisoned, s.slow, super::outcome::SLOW_FACTOR,
         if s.slow > 0 { format!("; the slowest {:.1}x its original's time", s.slow_worst_ratio) } else { String::new() }, s.invalid,
         if s.flushed > 0 { format!(", {} parted ways after the GPU flushed float32 subnormals (WGSL allows it: not findings)", s.flushed) } else { String::new() });

@@ -16,7 +16,7 @@
 //! exceptions, is one finding, not one per set of constructs).
 
 use crate::executor::Terminal;
-use crate::oracle::{Difference, Verdict};
+use crate::oracles::convergence::{Difference, Verdict};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

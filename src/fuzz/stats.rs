@@ -50,7 +50,7 @@ pub const MAX_SAMPLES: usize = 600;
 pub struct Stats {
     pub programs: u64,
     pub agree: u64,
-    /// Refused on purpose: each matched a line of `crate::refusals`.
+    /// Refused on purpose: each matched a line of `crate::oracles::refusals`.
     pub refused: u64,
     /// Refused, matching no intended refusal: findings of kind `refusal`
     /// (counted among the findings too).
@@ -97,7 +97,7 @@ pub struct Stats {
     interval: f64,
     /// The CPython oracle's counts and findings (`--oracle cpython`), apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpython: Option<super::cpython::Stats>,
+    pub cpython: Option<crate::oracles::cpython::fuzz::Stats>,
     /// The target the run's programs ran under (`--target`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
@@ -273,10 +273,10 @@ impl Stats {
     }
 
     /// Counts a case's CPython comparison (new findings listed apart).
-    pub fn record_cpython(&mut self, case: &Case, checked: &super::cpython::Checked, saved: Option<PathBuf>, now: Duration) {
+    pub fn record_cpython(&mut self, case: &Case, checked: &crate::oracles::cpython::fuzz::Checked, saved: Option<PathBuf>, now: Duration) {
         let Some(c) = &mut self.cpython else { return };
         c.record(checked);
-        if let (Some(path), super::cpython::Checked::Finding { signature, .. }) = (saved, checked) {
+        if let (Some(path), crate::oracles::cpython::fuzz::Checked::Finding { signature, .. }) = (saved, checked) {
             c.findings.push(Finding {
                 id: signature.id(),
                 mode: signature.mode.clone(),

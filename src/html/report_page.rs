@@ -10,7 +10,7 @@ use crate::fuzz::report::{by_count, family_share, replay_command, Summary};
 use crate::fuzz::signature::Signature;
 use crate::fuzz::stats::Finding;
 use crate::modes::Mode;
-use crate::oracle::{Difference, Verdict};
+use crate::oracles::convergence::{Difference, Verdict};
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -16,7 +16,7 @@ use crate::corpus::{files, Entry, Expect};
 use crate::executor::{Config, Outcome};
 use crate::fuzz::report::atomic_write;
 use crate::modes::{Mode, ModeRun};
-use crate::oracle::{compare, Difference, Verdict};
+use crate::oracles::convergence::{compare, Difference, Verdict};
 use crate::worker::Worker;
 use stagecheck_transformer::{convert, Conversion};
 use std::collections::{BTreeSet, HashSet};

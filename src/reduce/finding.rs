@@ -1,10 +1,10 @@
 //! Reducing a finding: the predicate is `check` itself. A candidate holds
 //! when `check` in the same modes gives a divergence of the same kind
-//! (the first difference's, [`crate::oracle::Difference::kind`], as in
+//! (the first difference's, [`crate::oracles::convergence::Difference::kind`], as in
 //! [`crate::fuzz::signature`]) in the same mode. The
 //! constructs may change (they shrink with the program); the kind and mode
 //! may not; under a target (`--target`) neither may the difference's class
-//! (its text, numbers and names taken out: [`crate::targets::kinds`]), and
+//! (its text, numbers and names taken out: [`crate::oracles::target_kinds`]), and
 //! `reduced.py` is headed by the bug kind (`# kind:`) that `report --kinds`
 //! groups findings by. A candidate that does not compile, is refused, or whose
 //! original runs out of time does not hold. Modes after the finding's are
@@ -39,7 +39,7 @@ use crate::executor::{Config, Outcome, Terminal};
 use crate::fuzz::outcome::{only_timed_out, SLOW_FACTOR};
 use crate::fuzz::signature::kind_and_mode;
 use crate::modes::{Mode, ModeRun};
-use crate::oracle::Verdict;
+use crate::oracles::convergence::Verdict;
 use crate::worker::Worker;
 use std::fmt;
 use std::path::Path;
@@ -69,7 +69,7 @@ impl fmt::Display for Target {
 impl std::str::FromStr for Target {
     type Err = String;
     fn from_str(s: &str) -> Result<Target, String> {
-        const KINDS: &[&str] = crate::oracle::Difference::KINDS;
+        const KINDS: &[&str] = crate::oracles::convergence::Difference::KINDS;
         let (kind, mode) = s.split_once('-').ok_or_else(|| format!("{s:?}: a signature is KIND-MODE, e.g. terminal-staged"))?;
         if !KINDS.contains(&kind) {
             return Err(format!("{s:?}: unknown kind {kind:?} (one of {})", KINDS.join(", ")));
@@ -92,7 +92,7 @@ pub struct Options {
 
 pub struct Reduced {
     pub target: Target,
-    /// Under a target: the class of difference kept (`crate::targets::kinds::class`).
+    /// Under a target: the class of difference kept (`crate::oracles::target_kinds::class`).
     pub class: Option<String>,
     pub reduction: Reduction,
 }
@@ -125,14 +125,14 @@ pub fn reduce_source(source: &str, path: &str, options: &Options, progress: &mut
     let original_diverged = matches!(report.runs.first(), Some((_, ModeRun::Ran { outcome })) if diverged(&outcome.terminal));
     let go_on = |o: &Outcome| original_diverged || !diverged(&o.terminal);
     // Under a target the difference's class is kept too (its text, numbers
-    // and names taken out: `crate::targets::kinds`): a compiler's bugs show
+    // and names taken out: `crate::oracles::target_kinds`): a compiler's bugs show
     // as the same kind of difference, and a reduction must not drift from
     // one to another the program happens to show later.
-    let class = options.under_test.as_ref().map(|_| crate::targets::kinds::class(&report.verdict));
+    let class = options.under_test.as_ref().map(|_| crate::oracles::target_kinds::class(&report.verdict));
     let shows = |r: Result<Option<CheckReport>, _>| match r {
         Ok(Some(report))
             if Target::of(&report.verdict).as_ref() == Some(&target)
-                && class.as_ref().is_none_or(|c| *c == crate::targets::kinds::class(&report.verdict)) =>
+                && class.as_ref().is_none_or(|c| *c == crate::oracles::target_kinds::class(&report.verdict)) =>
         {
             Some(report)
         }
@@ -263,7 +263,7 @@ pub fn reduce_file(input: &Path, out: &Path, options: &Options, progress: &mut d
     let r = &reduced.reduction;
     let mut head = reduced_head(&reduced.target.to_string(), r, input, &header);
     // Under a target: the bug kind (`report --kinds` groups findings by it).
-    head.extend(reduced.class.as_ref().map(|c| crate::targets::kinds::header_line(c, &r.source)));
+    head.extend(reduced.class.as_ref().map(|c| crate::oracles::target_kinds::header_line(c, &r.source)));
     head.push(format!("# replay: {}", header_value(&replay_command(&options.modes, options.under_test.as_ref(), out))));
     let file = format!("{}\n\n{}", head.join("\n"), r.source);
     crate::fuzz::report::atomic_write(out, file.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;

@@ -2,7 +2,7 @@
 //! (`--target NAME` on `check`, `fuzz`, `reduce`; corpus entries with a
 //! `# target:` line). stagecheck sends a program and a mode to a persistent
 //! worker process of the target and gets an outcome in the shape of its own
-//! runs, compared by the same oracle ([`crate::oracle::verdict`]). The
+//! runs, compared by the same oracle ([`crate::oracles::convergence::verdict`]). The
 //! protocol is `targets/README.md` ([`protocol`]); the supervision (socket
 //! pair as stdin/stdout, deadline, kill, restart, the crash message) is the
 //! worker processes' own ([`crate::worker::process`]), in [`process`].
@@ -26,7 +26,7 @@
 //! other program (a third party's: the system's commands), no network).
 //!
 //! A target's refusal (`refused`) is a verdict `Refused` with construct
-//! `target` (intended: `crate::refusals`); a run that `fell_back` (a part
+//! `target` (intended: `crate::oracles::refusals`); a run that `fell_back` (a part
 //! declined and run as written) is compared like any run, and is that
 //! refusal where it agrees with the original; `uncompilable` in `original` is
 //! bad input, as RustPython's syntax errors are; a worker that dies is a
@@ -34,7 +34,6 @@
 //! compiler that reports its own internal error (`crashed`) is a converter
 //! crash (`ModeRun::ConverterCrashed`, a finding whatever the original did).
 
-pub mod kinds;
 pub mod process;
 pub mod protocol;
 
@@ -50,7 +49,7 @@ use std::path::PathBuf;
 /// the CPython oracle's wrapper and every Python target's worker start with it.
 pub const PYTHON_KIT: &str = include_str!("../../targets/python/stagecheck_target.py");
 
-/// The construct of every target refusal (`crate::refusals`).
+/// The construct of every target refusal (`crate::oracles::refusals`).
 pub const REFUSAL: &str = "target";
 
 /// A staging compiler under test, and how to start its worker.
@@ -327,7 +326,9 @@ pub fn runs(
             // Part ran as written: a difference is the converted rest's; no
             // difference, the refusal.
             (ModeRun::Ran { outcome }, Some(error)) => match &runs[0].1 {
-                ModeRun::Ran { outcome: original } if crate::oracle::compare(original, &outcome).is_empty() => ModeRun::Refused { error },
+                ModeRun::Ran { outcome: original } if crate::oracles::convergence::compare(original, &outcome).is_empty() => {
+                    ModeRun::Refused { error }
+                }
                 _ => ModeRun::Ran { outcome },
             },
             (run, _) => run,

@@ -7,7 +7,7 @@
 //! `reduce`, `corpus`) goes through [`Worker`].
 //!
 //! [`Worker::in_process`] runs on a thread of this process instead
-//! (`executor::Worker`): for the libFuzzer targets, where the fuzzer's own
+//! (`executor::ThreadWorker`): for the libFuzzer targets, where the fuzzer's own
 //! process is what a crash is meant to end.
 //!
 //! A lost run brings back nothing the program printed or bound: a worker
@@ -63,7 +63,7 @@ pub struct Worker {
 
 enum Backend {
     Process(process::Process),
-    Thread(executor::Worker),
+    Thread(executor::ThreadWorker),
     Target(crate::targets::process::TargetProcess),
 }
 
@@ -76,7 +76,7 @@ impl Worker {
 
     /// A worker thread in this process: a program that aborts ends the process.
     pub fn in_process(config: Config) -> Worker {
-        Worker { backend: Backend::Thread(executor::Worker::new(config)), phases: Phases::default() }
+        Worker { backend: Backend::Thread(executor::ThreadWorker::new(config)), phases: Phases::default() }
     }
 
     /// A worker of `target` (its process started now: `Err` says why it cannot).

@@ -7,11 +7,11 @@
 //! the same backward rules, so exactly on CPU); a backward rule that is wrong
 //! in every mode alike (tanh' as `1 - y`) only a reference outside the rules
 //! sees. Here the original runs once more with
-//! `__import__('stagecheck').gradients._gradcheck_on()` first; each eager
+//! `__import__('stagecheck').gradients.check._gradcheck_on()` first; each eager
 //! `tape.gradient` then replays the tape's record in float64 with each source
 //! element moved by ±h (h = 1e-6·max(1, |x|)), sums the targets (weighted by
 //! their output gradients) and prints one `@@gradcheck` line per source
-//! (`staging/runtime/stagecheck/gradients/__init__.py: _gradcheck`). The
+//! (`staging/runtime/stagecheck/gradients/check.py: _gradcheck`). The
 //! replay follows the recorded path: a staged branch or comparison keeps the
 //! outcome it had, so the difference quotient is the derivative of that path.
 //!
@@ -27,12 +27,15 @@
 //! Kinks (relu, abs, max ties at the point) have no derivative: a program
 //! checked here keeps its points away from them.
 
+/// Its glue in the fuzz loop (generated programs that take gradients).
+pub mod fuzz;
+
 use crate::input::InputError;
 use crate::worker::Worker;
 use serde::Serialize;
 
 /// The line the runtime switch is, put before the program.
-pub const PRELUDE: &str = "__import__('stagecheck').gradients._gradcheck_on()\n";
+pub const PRELUDE: &str = "__import__('stagecheck').gradients.check._gradcheck_on()\n";
 
 #[derive(Clone, Debug, Serialize)]
 pub struct GradCheck {

@@ -19,7 +19,7 @@
 //! [`kind_id`] hashes both: `stdout-unstaged-k1a2b3c4d`, written on
 //! `reduced.py`'s `# kind:` line and grouped by `report --kinds`.
 
-use crate::oracle::{Difference, Verdict};
+use crate::oracles::convergence::{Difference, Verdict};
 
 /// The class of a verdict's first difference, what a reduction under a
 /// target keeps; empty when the verdict is no divergence.

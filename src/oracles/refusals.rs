@@ -1,7 +1,7 @@
 //! The refusals the project intends: every way the converter or the stager
 //! may decline a program on purpose, with why. A refusal that matches no
 //! entry is not a verdict of its own but a finding (`refusal`, see
-//! [`crate::oracle`]): a generator, converter or tracer bug that ends in a
+//! [`crate::oracles::convergence`]): a generator, converter or tracer bug that ends in a
 //! refusal is seen, never counted away.
 //!
 //! Staging refusals are recognised by the runtime's own `StagingError`

@@ -1,6 +1,6 @@
 """Runs one program under CPython the way stagecheck's executor runs it under
 RustPython, and prints its outcome as the executor's `Outcome` JSON, for the
-`--oracle cpython` comparison (src/cpython/mod.rs).
+`--oracle cpython` comparison (src/oracles/cpython/mod.rs).
 
     python3 -S -B -c "$(cat targets/python/stagecheck_target.py wrapper.py)" PATH STDOUT_LIMIT MEMORY_BYTES CPU_SECONDS < program
 

@@ -1,12 +1,12 @@
 //! `fuzz --oracle cpython`: each plain program's original also runs under
-//! CPython ([`crate::cpython`]); a difference that reproduces is a finding of
+//! CPython ([`crate::oracles::cpython`]); a difference that reproduces is a finding of
 //! its own kind (signature mode `cpython`), counted apart from the modes',
 //! and reduced ([`reduce_saved`]) while CPython still differs the same way:
 //! the predicate is this oracle itself, as `check` is the modes' findings'.
 
-use super::case::Case;
-use super::signature::Signature;
-use crate::cpython::{self, CpythonVerdict, Python};
+use crate::fuzz::case::Case;
+use crate::fuzz::signature::Signature;
+use crate::oracles::cpython::{self, CpythonVerdict, Python};
 use crate::reduce::finding::{reduce_side_finding, SideOracle};
 use crate::worker::Worker;
 use serde::Serialize;
@@ -94,7 +94,7 @@ pub struct Stats {
     /// Finding occurrences, new and duplicate.
     pub finding_hits: u64,
     /// New findings saved by this run.
-    pub findings: Vec<super::stats::Finding>,
+    pub findings: Vec<crate::fuzz::stats::Finding>,
 }
 
 impl Stats {
@@ -172,7 +172,7 @@ impl Stats {
                 f.seed,
                 f.index,
                 f.at_seconds,
-                md::code(&super::report::replay_command(f))
+                md::code(&crate::fuzz::report::replay_command(f))
             );
         }
         m

@@ -8,7 +8,7 @@
 //! statement's first line after conversion.
 //!
 //! [`verdict`] stops at the first mode that parts ways: `Agree`, `Refused`
-//! (each refusal on a line of [`crate::refusals`]), or `Diverged` with that
+//! (each refusal on a line of [`crate::oracles::refusals`]), or `Diverged` with that
 //! mode's differences (a finding). A VM crash in any mode is a finding
 //! whatever the original did; so are converted code that does not compile,
 //! the converter's own panic, a refusal on no line of the intended list, and
@@ -19,7 +19,7 @@
 //! a finding even where every mode agrees (shared code, below).
 //! [`Difference::kind`] names each kind for signatures and the reducer's
 //! predicate. A run whose graphs ran on the GPU compares floats within its
-//! tolerance ([`crate::close`]); integers, printed ones too, exactly.
+//! tolerance ([`crate::oracles::close`]); integers, printed ones too, exactly.
 //! `tests/oracle.rs` covers every kind in every compared mode, and
 //! `scripts/oracle-mutants` shows that removing any comparison fails it.
 
@@ -42,7 +42,7 @@ pub enum Difference {
     Crash { message: String },
     /// The converted program does not compile.
     Uncompilable { message: String, line: u32 },
-    /// A refusal on no line of the intended list (`crate::refusals`).
+    /// A refusal on no line of the intended list (`crate::oracles::refusals`).
     #[serde(rename = "refusal")]
     UnexpectedRefusal { construct: String, reason: String, line: u32 },
     /// A GPU node beyond its op's tolerance from the CPU kernel on the same
@@ -160,9 +160,10 @@ impl Difference {
                 "shared state leaked past the restore after the run (later runs on the worker would see it)".into(),
                 (None, text(leaks.join("; "))),
             ),
-            Difference::UnexpectedRefusal { construct, reason, line } => {
-                ("an unexpected refusal (not in src/refusals.rs)".into(), (None, text(format!("line {line}: {construct}: {reason}"))))
-            }
+            Difference::UnexpectedRefusal { construct, reason, line } => (
+                "an unexpected refusal (not in src/oracles/refusals.rs)".into(),
+                (None, text(format!("line {line}: {construct}: {reason}"))),
+            ),
         };
         (what, original, other)
     }
@@ -194,7 +195,7 @@ pub fn verdict(runs: &[(Mode, ModeRun)]) -> Verdict {
                     return Verdict::Diverged { mode: *mode, differences };
                 }
             }
-            ModeRun::Refused { error } if crate::refusals::intended(&error.construct, &error.reason).is_none() => {
+            ModeRun::Refused { error } if crate::oracles::refusals::intended(&error.construct, &error.reason).is_none() => {
                 let (construct, reason, line) = (error.construct.clone(), error.reason.clone(), error.line);
                 return Verdict::Diverged { mode: *mode, differences: vec![Difference::UnexpectedRefusal { construct, reason, line }] };
             }
@@ -282,7 +283,7 @@ pub fn compare(a: &Outcome, b: &Outcome) -> Vec<Difference> {
         out.push(Difference::Terminal { original: a.terminal.clone(), other: b.terminal.clone() });
     }
     let lines_differ = |p: Option<&&str>, q: Option<&&str>| match (p, q, &tolerance) {
-        (Some(p), Some(q), Some(t)) => !crate::close::text_close(p, q, t),
+        (Some(p), Some(q), Some(t)) => !crate::oracles::close::text_close(p, q, t),
         _ => p != q,
     };
     let (mut la, mut lb): (Vec<&str>, Vec<&str>) = (a.stdout.lines().collect(), b.stdout.lines().collect());
@@ -324,7 +325,7 @@ pub fn compare(a: &Outcome, b: &Outcome) -> Vec<Difference> {
     for (name, va) in &a.globals {
         let vb = b.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v);
         let same = match (vb, &tolerance) {
-            (Some(vb), Some(t)) => crate::close::values_close(va, vb, t),
+            (Some(vb), Some(t)) => crate::oracles::close::values_close(va, vb, t),
             (vb, _) => vb == Some(va),
         };
         if !same {

@@ -1,7 +1,7 @@
 //! The fourth oracle, opt-in (`--oracle cpython`): the original program also
 //! runs under the host's CPython (`python3`, or `$STAGECHECK_PYTHON`), and
 //! its outcome is compared with RustPython's original run by the oracle's
-//! own comparison ([`crate::oracle::compare`]: terminal state, stdout, final
+//! own comparison ([`crate::oracles::convergence::compare`]: terminal state, stdout, final
 //! user globals). A difference is a RustPython bug (or a CPython one), not
 //! the converter's: its own kind of finding, mode `cpython`.
 //!
@@ -42,9 +42,12 @@
 //! start-up per program (~20 ms idle, ~150 ms on a loaded 2-core machine),
 //! so `fuzz --oracle cpython` checks plain programs several times slower.
 
+/// Its glue in the fuzz loop (`fuzz --oracle cpython`).
+pub mod fuzz;
+
 use crate::executor::{Config as ExecConfig, Outcome, Terminal, Value};
 use crate::jail::pipes::{Drain, Keep};
-use crate::oracle::{compare as compare_outcomes, Difference};
+use crate::oracles::convergence::{compare as compare_outcomes, Difference};
 use crate::targets::protocol::canonical;
 use serde::Serialize;
 use std::io::Write;

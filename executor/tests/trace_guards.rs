@@ -4,17 +4,17 @@
 //! the original mode (programs as written: Python control flow runs while
 //! tracing). The corpus (corpus/staged/guards/) has the converted forms.
 
-use stagecheck_executor::{Config, Outcome, Terminal, Worker};
+use stagecheck_executor::{Config, Outcome, Terminal, ThreadWorker};
 use stagecheck_staging::tensors::Mode;
 
-fn run(w: &mut Worker, src: &str, mode: Mode) -> Outcome {
+fn run(w: &mut ThreadWorker, src: &str, mode: Mode) -> Outcome {
     w.run_in(src, "prog.py", mode).expect("compiles")
 }
 
 /// The program's stdout in the original and staged modes, which must agree;
 /// the staged run's graph text.
 fn agree(src: &str) -> String {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let original = run(&mut w, src, Mode::Original);
     assert_eq!(original.terminal, Terminal::Completed, "{src}\noriginal printed: {}", original.stdout);
     let staged = run(&mut w, src, Mode::Staged);
@@ -193,7 +193,7 @@ print(y, f(x))
 
 #[test]
 fn a_value_that_cannot_be_guarded_is_refused() {
-    let mut w = Worker::new(Config::default());
+    let mut w = ThreadWorker::new(Config::default());
     let out = run(
         &mut w,
         "import stagecheck as sc

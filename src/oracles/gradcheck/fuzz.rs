@@ -1,7 +1,7 @@
 //! The gradient oracle in the fuzz loop: a generated program
 //! that takes gradients (`sc.GradientTape`, generator/src/tensor_grad.rs)
 //! is also checked against float64 central differences
-//! (`crate::gradcheck`), as `check --gradcheck` does. The modes compare
+//! (`crate::oracles::gradcheck`), as `check --gradcheck` does. The modes compare
 //! gradients with each other, but a backward rule wrong in every mode alike
 //! agrees with itself; only this reference sees it. A miss seen twice is a
 //! finding of kind `gradient`, mode `gradcheck` (replayed by
@@ -9,10 +9,10 @@
 //! check still misses: the predicate is the gradient check itself, as
 //! `check` is the modes' findings'.
 
-use super::case::Case;
-use super::signature::Signature;
 use crate::executor::Config;
-use crate::gradcheck::{gradcheck, GradCheck};
+use crate::fuzz::case::Case;
+use crate::fuzz::signature::Signature;
+use crate::oracles::gradcheck::{gradcheck, GradCheck};
 use crate::reduce::finding::{reduce_side_finding, SideOracle};
 use crate::worker::Worker;
 use std::path::Path;
