@@ -16,7 +16,6 @@ use stagecheck::executor::{Config, Phases};
 use stagecheck::fuzz::case::Case;
 use stagecheck::modes::{run_converted_after, Mode, ModeRun};
 use stagecheck::oracles::convergence::verdict;
-use stagecheck::staging::tensors::Mode as TMode;
 use stagecheck::worker::Worker;
 use stagecheck_generator::Family;
 use std::time::{Duration, Instant};
@@ -45,7 +44,7 @@ fn main() {
     // run of a program that places ops (`sc.device`), then serves every run
     // for up to 30 CPU-minutes (src/worker/process.rs): start the bench's so,
     // or that one start would be spread over the bench's few programs.
-    let _ = worker.run_in("import stagecheck as sc\nwith sc.device('cpu'):\n    pass\n", "warm.py", TMode::Staged);
+    let _ = worker.run_in("import stagecheck as sc\nwith sc.device('cpu'):\n    pass\n", "warm.py", Mode::Staged);
     let n: u64 = std::env::var("STAGECHECK_BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(400);
     let mut families = [Times::default(), Times::default()];
     let started = Instant::now();
@@ -62,7 +61,7 @@ fn main() {
         let conversion = stagecheck_transformer::convert(&case.program.source, "bench.py");
         t[1] += s.elapsed();
         let s = Instant::now();
-        let Ok(original) = worker.run_in(&case.program.source, "bench.py", TMode::Original) else { continue };
+        let Ok(original) = worker.run_in(&case.program.source, "bench.py", Mode::Original) else { continue };
         t[2] += s.elapsed();
         times.runs[0] += worker.last_phases();
         let mut runs = vec![(Mode::Original, ModeRun::Ran { outcome: original })];
@@ -142,9 +141,9 @@ fn main() {
 fn fixed_cost(worker: &mut Worker) {
     let rounds = 200;
     for (mode, source) in [
-        (TMode::Original, "pass\n"),
-        (TMode::Unstaged, "from stagecheck import ag as ag__\n"),
-        (TMode::Staged, "from stagecheck import ag as ag__\n"),
+        (Mode::Original, "pass\n"),
+        (Mode::Unstaged, "from stagecheck import ag as ag__\n"),
+        (Mode::Staged, "from stagecheck import ag as ag__\n"),
     ] {
         let mut sum = Phases::default();
         for _ in 0..rounds {

@@ -35,7 +35,7 @@
 //! against original.
 
 use stagecheck::executor::{Config, Terminal};
-use stagecheck::staging::tensors::Mode;
+use stagecheck::modes::Mode;
 use stagecheck::worker::Worker;
 use std::time::{Duration, Instant};
 

@@ -25,51 +25,11 @@
 
 use crate::executor::{Frame, Outcome, Terminal};
 use crate::worker::Worker;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use stagecheck_transformer::{Conversion, ConversionError};
-use std::fmt;
-use std::str::FromStr;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    Original,
-    Unstaged,
-    Staged,
-    StagedGpu,
-    /// A target's mode only (`torch-compile`: `torch.compile`): never run on RustPython.
-    Compiled,
-}
-
-impl Mode {
-    /// The default modes.
-    pub const ALL: &'static [Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged];
-    /// Every mode there is.
-    pub const KNOWN: &'static [Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged, Mode::StagedGpu, Mode::Compiled];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Original => "original",
-            Mode::Unstaged => "unstaged",
-            Mode::Staged => "staged",
-            Mode::StagedGpu => "staged-gpu",
-            Mode::Compiled => "compiled",
-        }
-    }
-
-    /// What `sc.function` does in this mode.
-    pub fn tensor_mode(self) -> stagecheck_staging::tensors::Mode {
-        use stagecheck_staging::tensors::Mode as T;
-        match self {
-            Mode::Original => T::Original,
-            Mode::Unstaged => T::Unstaged,
-            Mode::Staged => T::Staged,
-            Mode::StagedGpu => T::StagedGpu,
-            // `available` refuses it without a target; a target's runs never ask.
-            Mode::Compiled => T::Staged,
-        }
-    }
-}
+/// The modes: one list, staging's (what `sc.function` does in each).
+pub use stagecheck_staging::Mode;
 
 /// Whether every mode of `modes` can run here: `staged-gpu` needs a Vulkan
 /// adapter (lavapipe from mesa-vulkan-drivers will do: `scripts/deps`).
@@ -83,22 +43,6 @@ pub fn available(modes: &[Mode]) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Mode, String> {
-        Mode::KNOWN.iter().copied().find(|m| m.name() == s).ok_or_else(|| {
-            let known: Vec<_> = Mode::KNOWN.iter().map(|m| m.name()).collect();
-            format!("unknown mode '{s}'; known modes: {}", known.join(", "))
-        })
-    }
 }
 
 /// What one mode produced.
@@ -154,7 +98,7 @@ pub fn run_converted_after(worker: &mut Worker, conversion: &Conversion, path: &
 /// would repeat the unstaged run. Decided by what the run did, never by the
 /// program's text. The outcome says where it came from (`taken_from`).
 pub fn taken_from_unstaged(earlier: &[(Mode, ModeRun)], mode: Mode) -> Option<ModeRun> {
-    if !mode.tensor_mode().is_staged() {
+    if !mode.is_staged() {
         return None;
     }
     let unstaged = earlier.iter().find_map(|(m, run)| match run {
@@ -168,7 +112,7 @@ pub fn taken_from_unstaged(earlier: &[(Mode, ModeRun)], mode: Mode) -> Option<Mo
 
 /// Runs converted code in `mode` (unstaged or staged).
 pub fn run_converted(worker: &mut Worker, conversion: &Conversion, path: &str, mode: Mode) -> ModeRun {
-    match worker.run_in(&conversion.source, path, mode.tensor_mode()) {
+    match worker.run_in(&conversion.source, path, mode) {
         Err(e) => ModeRun::Uncompilable { message: e.message, line: e.line },
         Ok(mut outcome) => {
             if let Terminal::Raised { line, traceback, .. } = &mut outcome.terminal {
@@ -190,7 +134,7 @@ fn finish(outcome: Outcome, mode: Mode) -> ModeRun {
     // Staging declined explicitly (the runtime's StagingError class):
     // a refusal, a finding unless intended (crate::oracles::refusals).
     if let Terminal::Raised { message, line, refusal: true, .. } = &outcome.terminal {
-        if mode.tensor_mode().is_staged() {
+        if mode.is_staged() {
             let error = RefusalInfo { line: line.unwrap_or(0), construct: "staging".into(), reason: message.clone() };
             return ModeRun::Refused { error };
         }

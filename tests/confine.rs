@@ -9,7 +9,7 @@
 //! others are still checked; seccomp or Landlock must be there.
 
 use stagecheck::executor::{Config, Terminal};
-use stagecheck::staging::tensors::Mode;
+use stagecheck::modes::Mode;
 use stagecheck::worker::{confine::OFF_VAR, Worker};
 use std::net::TcpListener;
 use std::path::PathBuf;

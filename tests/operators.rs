@@ -28,7 +28,8 @@ fn every_operator_the_passes_emit_is_in_the_runtime() {
 fn dispatched_names() -> Vec<String> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut names = Vec::new();
-    for (dir, call, ext) in [("staging/src/operators", "staged_impl(\"", "rs"), ("staging/runtime/stagecheck/ag", "dispatch.impl('", "py")] {
+    for (dir, call, ext) in [("staging/src/operators", "staged_impl(\"", "rs"), ("staging/runtime/stagecheck/ag", "dispatch.impl('", "py")]
+    {
         for entry in std::fs::read_dir(root.join(dir)).expect("the operators' sources") {
             let path = entry.expect("a directory entry").path();
             if path.extension().is_some_and(|e| e == ext) {

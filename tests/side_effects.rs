@@ -4,7 +4,7 @@
 //! the original mode; the staged run's graph text says how often it traced.
 
 use stagecheck::executor::{Config, Outcome, Terminal};
-use stagecheck::staging::tensors::Mode;
+use stagecheck::modes::Mode;
 use stagecheck::worker::Worker;
 
 /// Runs `src` in `mode`: as written in the original mode, converted in the staged one.

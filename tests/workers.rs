@@ -114,7 +114,7 @@ fn outcomes_through_a_worker_process_equal_those_in_process() {
     let mut process = worker();
     let mut thread = Worker::in_process(Config::default());
     for p in programs {
-        for mode in [stagecheck::staging::tensors::Mode::Original, stagecheck::staging::tensors::Mode::Staged] {
+        for mode in [stagecheck::modes::Mode::Original, stagecheck::modes::Mode::Staged] {
             let mut a = process.run_in(p, "same.py", mode).expect("compiles");
             let mut b = thread.run_in(p, "same.py", mode).expect("compiles");
             (a.micros, b.micros) = (0, 0);

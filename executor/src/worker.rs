@@ -30,7 +30,7 @@ type Reply = Result<Outcome, SyntaxError>;
 struct Job {
     source: String,
     path: String,
-    mode: stagecheck_staging::tensors::Mode,
+    mode: stagecheck_staging::Mode,
     reply: mpsc::Sender<(Reply, Phases)>,
 }
 
@@ -57,11 +57,11 @@ impl ThreadWorker {
 
     /// Runs one program; see [`Executor::run`].
     pub fn run(&mut self, source: &str, path: &str) -> Result<Outcome, SyntaxError> {
-        self.run_in(source, path, stagecheck_staging::tensors::Mode::Original)
+        self.run_in(source, path, stagecheck_staging::Mode::Original)
     }
 
     /// Runs one program with `sc.function` in `mode` (identity, or staging).
-    pub fn run_in(&mut self, source: &str, path: &str, mode: stagecheck_staging::tensors::Mode) -> Result<Outcome, SyntaxError> {
+    pub fn run_in(&mut self, source: &str, path: &str, mode: stagecheck_staging::Mode) -> Result<Outcome, SyntaxError> {
         let clock = Instant::now();
         let (reply, answer) = mpsc::channel();
         let job = Job { source: source.to_owned(), path: path.to_owned(), mode, reply };

@@ -6,7 +6,7 @@
 //! its guards leave to the key). These tests hold the halves to each other.
 
 use stagecheck_executor::{Config, Terminal, ThreadWorker};
-use stagecheck_staging::tensors::Mode;
+use stagecheck_staging::Mode;
 
 /// Runs `src` in `mode`; it must complete. Its stdout.
 fn stdout(w: &mut ThreadWorker, src: &str, mode: Mode) -> String {

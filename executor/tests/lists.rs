@@ -6,7 +6,7 @@
 //! Programs are in their converted form (`stagecheck convert`).
 
 use stagecheck_executor::{Config, Outcome, Terminal, ThreadWorker};
-use stagecheck_staging::tensors::Mode;
+use stagecheck_staging::Mode;
 
 fn run(src: &str, mode: Mode) -> Outcome {
     ThreadWorker::new(Config::default()).run_in(src, "prog.py", mode).expect("compiles")

@@ -5,7 +5,7 @@
 //! tracing). The corpus (corpus/staged/guards/) has the converted forms.
 
 use stagecheck_executor::{Config, Outcome, Terminal, ThreadWorker};
-use stagecheck_staging::tensors::Mode;
+use stagecheck_staging::Mode;
 
 fn run(w: &mut ThreadWorker, src: &str, mode: Mode) -> Outcome {
     w.run_in(src, "prog.py", mode).expect("compiles")

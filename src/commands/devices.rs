@@ -24,7 +24,7 @@ pub(crate) fn devices() -> ExitCode {
     // A staged-gpu run restarts the worker with the GPU opened before its
     // confinement, which may then let the driver open its device nodes.
     if code == ExitCode::SUCCESS {
-        let _ = worker.run_in("pass\n", "<devices>", stagecheck::staging::tensors::Mode::StagedGpu);
+        let _ = worker.run_in("pass\n", "<devices>", stagecheck::modes::Mode::StagedGpu);
         if let Some(confinement) = worker.confinement() {
             println!("gpu workers: {}", confinement.summary);
         }

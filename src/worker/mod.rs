@@ -37,7 +37,6 @@ pub mod protocol;
 pub mod serve;
 
 use crate::executor::{self, Config, Outcome, Phases, SyntaxError};
-use crate::staging::tensors;
 use std::path::PathBuf;
 
 /// Set by the `stagecheck` binary's `main`: this process can serve as a
@@ -218,11 +217,11 @@ impl Worker {
 
     /// Runs one program as written.
     pub fn run(&mut self, source: &str, path: &str) -> Result<Outcome, SyntaxError> {
-        self.run_in(source, path, tensors::Mode::Original)
+        self.run_in(source, path, crate::staging::Mode::Original)
     }
 
     /// Runs one program with `sc.function` in `mode` (identity, or staging).
-    pub fn run_in(&mut self, source: &str, path: &str, mode: tensors::Mode) -> Result<Outcome, SyntaxError> {
+    pub fn run_in(&mut self, source: &str, path: &str, mode: crate::staging::Mode) -> Result<Outcome, SyntaxError> {
         match &mut self.backend {
             Backend::Process(p) => {
                 let (reply, phases) = p.run_in(source, path, mode);

@@ -22,7 +22,6 @@ use super::confine::{Confinement, CPU_RECYCLE};
 use super::protocol::{encode, frame_len, Reply, Request};
 use crate::executor::{worker::GRACE, Config, Limit, Outcome, Phases, SyntaxError, Terminal};
 use crate::jail::pipes::{Drain, Keep};
-use crate::staging::tensors;
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
@@ -135,14 +134,14 @@ impl Process {
 
     /// Runs one program in `mode`; a worker that dies or overruns is
     /// replaced, and the run's outcome says what happened to it.
-    pub fn run_in(&mut self, source: &str, path: &str, mode: tensors::Mode) -> (Result<Outcome, SyntaxError>, Phases) {
+    pub fn run_in(&mut self, source: &str, path: &str, mode: crate::staging::Mode) -> (Result<Outcome, SyntaxError>, Phases) {
         let clock = Instant::now();
         // A staged run of a program that places graphs with `sc.device`
         // needs the GPU as much as a `staged-gpu` run: without it the
         // program's `with sc.device('gpu')` would run on the GPU or not
         // depending on which runs this worker served before (a fuzz --gpu
         // finding that `check` could not replay).
-        let wants_gpu = mode == tensors::Mode::StagedGpu || (mode == tensors::Mode::Staged && source.contains("device("));
+        let wants_gpu = mode == crate::staging::Mode::StagedGpu || (mode == crate::staging::Mode::Staged && source.contains("device("));
         if wants_gpu && !self.gpu {
             // This worker is confined without the GPU: its successors open it.
             self.gpu = true;

@@ -10,7 +10,6 @@
 
 use super::confine::Confinement;
 use crate::executor::{Config, Outcome, Phases, SyntaxError};
-use crate::staging::tensors;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::io::{self, Read, Write};
 
@@ -31,7 +30,7 @@ pub enum Request {
     Run {
         source: String,
         path: String,
-        mode: tensors::Mode,
+        mode: crate::staging::Mode,
     },
 }
 
@@ -105,11 +104,11 @@ mod tests {
     #[test]
     fn frames_round_trip_and_end_cleanly() {
         let mut buf = Vec::new();
-        write_frame(&mut buf, &Request::Run { source: "x = 1\n".into(), path: "p.py".into(), mode: tensors::Mode::Staged }).unwrap();
+        write_frame(&mut buf, &Request::Run { source: "x = 1\n".into(), path: "p.py".into(), mode: crate::staging::Mode::Staged }).unwrap();
         let mut input = &buf[..];
         match read_frame::<Request>(&mut input).unwrap() {
             Some(Request::Run { source, path, mode }) => {
-                assert_eq!((source.as_str(), path.as_str(), mode), ("x = 1\n", "p.py", tensors::Mode::Staged));
+                assert_eq!((source.as_str(), path.as_str(), mode), ("x = 1\n", "p.py", crate::staging::Mode::Staged));
             }
             _ => panic!("not the run request written"),
         }

@@ -51,8 +51,11 @@ pub mod values;
 use rustpython_vm::{AsObject, PyObject, PyObjectRef, VirtualMachine};
 use std::cell::{Cell, RefCell};
 
-/// What `sc.function` does in a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+/// A mode a program runs in: the one list the check, its reports and this
+/// runtime share (`stagecheck`'s `modes.rs` says how each is run and
+/// compared). To this runtime a mode is what `sc.function` does in a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// The program as written: `sc.function` is the identity.
     #[default]
@@ -63,12 +66,48 @@ pub enum Mode {
     Staged,
     /// As `Staged`, with graphs run on the GPU (`sc.device("gpu")` by default).
     StagedGpu,
+    /// A compiler under test's mode only (`torch-compile`: each top-level
+    /// function under `torch.compile`), run in the target's own runtime,
+    /// never in this one; asked of this one, it traces as `Staged`.
+    Compiled,
 }
 
 impl Mode {
-    /// Whether `sc.function` traces (the same trace in both staged modes).
+    /// The default modes of a check.
+    pub const ALL: &'static [Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged];
+    /// Every mode there is.
+    pub const KNOWN: &'static [Mode] = &[Mode::Original, Mode::Unstaged, Mode::Staged, Mode::StagedGpu, Mode::Compiled];
+
+    /// The mode's name, as flags, reports and corpus headers spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Original => "original",
+            Mode::Unstaged => "unstaged",
+            Mode::Staged => "staged",
+            Mode::StagedGpu => "staged-gpu",
+            Mode::Compiled => "compiled",
+        }
+    }
+
+    /// Whether `sc.function` traces (the same trace in every staged mode).
     pub fn is_staged(self) -> bool {
-        matches!(self, Mode::Staged | Mode::StagedGpu)
+        matches!(self, Mode::Staged | Mode::StagedGpu | Mode::Compiled)
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mode, String> {
+        Mode::KNOWN.iter().copied().find(|m| m.name() == s).ok_or_else(|| {
+            let known: Vec<_> = Mode::KNOWN.iter().map(|m| m.name()).collect();
+            format!("unknown mode '{s}'; known modes: {}", known.join(", "))
+        })
     }
 }
 

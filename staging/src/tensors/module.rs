@@ -119,7 +119,7 @@ pub mod _stagecheck_tensor {
         match super::mode() {
             Mode::Original => "original",
             Mode::Unstaged => "unstaged",
-            Mode::Staged | Mode::StagedGpu => "staged",
+            Mode::Staged | Mode::StagedGpu | Mode::Compiled => "staged",
         }
     }
 
