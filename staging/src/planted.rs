@@ -14,7 +14,7 @@
 //! applied to the source as it is now, so it follows the runtime's edits; a
 //! slip whose text is gone fails the install loudly.
 
-/// Whether the planted bug `name` is active (render's slips call it).
+/// Whether the planted bug `name` is active (the native operators and the executor's rendering ask).
 pub use stagecheck_graph::planted::active;
 /// The graph executor's planted bugs (for the catalogue: the root crate
 /// reaches the graph crate only through this one).

@@ -6,7 +6,7 @@ passes). Loops are `loops.py`'s."""
 
 import _stagecheck_tensor as _n
 from stagecheck import tensor as _t
-from stagecheck.gradients.tape import StagingError, Tensor, Variable, _FLOATS, _Level, _Op, _Recorder, _VarRead, _backprop, _flatten, _refresh, _same_key, _take, _var_key, recording
+from stagecheck.gradients.tape import StagingError, Tensor, Variable, _FLOATS, _Level, _Op, _Pushing, _Recorder, _VarRead, _backprop, _flatten, _same_key, _take, _var_key, recording
 # The trace levels, one list: read through its module, never bound twice
 # (the sandbox's leak check names every binding of a runtime container).
 from stagecheck.gradients import tape as _tape
@@ -30,22 +30,15 @@ class _SubTape(_Recorder):
         return not self.isolated and self.parent.connected(key)
 
 
-class _Part:
+class _Part(_Pushing):
     """A staged part traced while a tape records: pushes its level."""
 
     def __init__(self, isolated):
         self.parent = _tape._levels[-1]
         self.sub = _SubTape(self.parent, isolated)
 
-    def __enter__(self):
-        _tape._levels.append(_Level(self.parent, self.sub))
-        _refresh()
-        return self
-
-    def __exit__(self, *exc):
-        _tape._levels.pop()
-        _refresh()
-        return False
+    def _level(self):
+        return _Level(self.parent, self.sub)
 
     def needed(self):
         """The values of this part that its backward pass needs, in order:
@@ -331,18 +324,11 @@ def _no_higher_order(what):
         raise StagingError('a gradient of a gradient through a staged %s is not staged yet' % what)
 
 
-class _Paused:
+class _Paused(_Pushing):
     """No recording while a backward cond's branches are traced."""
 
-    def __enter__(self):
-        _tape._levels.append(_Level(_tape._levels[-1]))
-        _refresh()
-        return self
-
-    def __exit__(self, *exc):
-        _tape._levels.pop()
-        _refresh()
-        return False
+    def _level(self):
+        return _Level(_tape._levels[-1])
 
 
 def _trace_part(label, fn):

@@ -38,6 +38,21 @@ def _refresh():
         _t._tape_hook, _t._apply = None, _n.apply
 
 
+class _Pushing:
+    """A trace level (`self._level()`) pushed for a `with` block and popped
+    after it, `tensor._apply` following (`_refresh`)."""
+
+    def __enter__(self):
+        _levels.append(self._level())
+        _refresh()
+        return self
+
+    def __exit__(self, *exc):
+        _levels.pop()
+        _refresh()
+        return False
+
+
 def _taped_apply(op, attrs, handles):
     h = _n.apply(op, attrs, handles)
     hook = _t._tape_hook
